@@ -1,0 +1,94 @@
+/**
+ * The dialect contract: pure request building and frame parsing for one HTTP API.
+ * No I/O here; transport/ splits the body into payloads and stamps times, a dialect only interprets them.
+ */
+
+export type ApiName =
+  | 'openai-chat'
+  | 'openai-completions'
+  | 'vllm' // vLLM legacy demo server: POST /generate, NUL- or LF-framed cumulative JSON
+  | 'tgi'
+  | 'sglang'
+  | 'lmdeploy'
+  | 'llamacpp'
+  | 'triton'
+  | 'ollama';
+
+/** How a response body is split into payloads before the dialect sees them. */
+export type Framing =
+  | 'sse' // payload = the `data` (or `error`) field of one event; comments dropped
+  | 'ndjson' // payload = one non-empty line
+  | 'nul' // payload = one NUL-terminated JSON object
+  | 'nul-or-ndjson' // vLLM legacy: NUL up to 0.6.3, LF later; decided by the first delimiter seen
+  | 'json'; // non-streaming: payload = the whole body
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** One generation as the workload describes it, independent of the API. */
+export interface GenerationRequest {
+  model: string;
+  /** Plain prompt text (completion-style APIs). Chat APIs wrap it as one user message unless `messages` is set. */
+  prompt: string;
+  messages?: ChatMessage[];
+  /** Upper bound (and, with forceLength, the exact target) for generated tokens. */
+  maxTokens: number;
+  /** Ask the engine to ignore EOS / set min tokens so exactly maxTokens are generated, where it can. */
+  forceLength: boolean;
+  stream: boolean;
+  /** Merged last into the JSON body (user's --extra-body). */
+  extraBody?: Record<string, unknown>;
+}
+
+export interface HttpRequestPlan {
+  method: 'POST' | 'GET';
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  framing: Framing;
+}
+
+/** Where a token count came from; design.md §2. */
+export type TokenCountSource = 'server-usage' | 'server-details' | 'client-tokenizer' | 'chunk-count';
+
+export interface UsageInfo {
+  promptTokens?: number;
+  outputTokens?: number;
+  cachedTokens?: number;
+  source: TokenCountSource;
+}
+
+/** What one payload meant. All fields optional; a payload can carry text, usage and the end marker at once. */
+export interface FrameEvent {
+  /** Newly generated text in this frame (parsers turn cumulative formats into deltas). */
+  text?: string;
+  /** Exact number of generated tokens carried by this frame, when the format says so. */
+  tokens?: number;
+  usage?: UsageInfo;
+  finishReason?: string;
+  /** The final event of the response: nothing more is expected. */
+  done?: boolean;
+  /** An error reported inside the stream (HTTP 200). Always counts as a failed request. */
+  error?: { message: string; type?: string };
+}
+
+/** Per-request parsing state (cumulative-text formats need to remember what was already seen). */
+export interface StreamParser {
+  /**
+   * Interpret one payload. `field` is the SSE field name ('data' or 'error'; older llama.cpp sends `error:`);
+   * other framings always pass 'data'. Throws nothing: unparsable input returns `{ error }` with type 'parse'.
+   */
+  frame(payload: string, field: 'data' | 'error'): FrameEvent | null;
+}
+
+export interface Dialect {
+  readonly name: ApiName;
+  /** True when the engine behind this API can be told to generate exactly maxTokens. */
+  readonly canForceLength: boolean;
+  buildRequest(req: GenerationRequest): HttpRequestPlan;
+  createParser(): StreamParser;
+  /** Turn a non-2xx body into a one-line message (falls back to a trimmed body). */
+  errorMessage(status: number, body: string): string;
+}

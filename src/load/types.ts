@@ -1,0 +1,59 @@
+import type { RequestRecord } from '../metrics/record.js';
+import type { Workload } from '../workload/types.js';
+
+export type ArrivalKind = 'constant' | 'poisson' | 'gamma';
+
+/** When to stop a stage, and what to leave out of its figures. */
+export interface StageLimits {
+  maxRequests?: number;
+  maxSeconds?: number;
+  /** Requests sent in the first `warmupSeconds` are excluded from figures. */
+  warmupSeconds?: number;
+}
+
+interface StageBase {
+  /** Row label as printed: `synchronous`, `concurrent@8`, `asynchronous@2.50 req/sec`, `throughput`, `128/512`. */
+  label: string;
+  limits: StageLimits;
+  workload: Workload;
+}
+
+/** Closed loop: N streams, each sends its next request when the previous one ends (synchronous = 1). */
+export interface ClosedStage extends StageBase {
+  kind: 'closed';
+  concurrency: number;
+}
+
+/** Open loop: arrivals at absolute target times, optionally capped by a client-side concurrency limit. */
+export interface OpenStage extends StageBase {
+  kind: 'open';
+  rate: number;
+  arrival: ArrivalKind;
+  /** Gamma arrivals as vLLM defines them: shape = burstiness, mean gap = 1/rate; 1 = Poisson, lower = burstier. */
+  burstiness?: number;
+  maxConcurrency?: number;
+}
+
+/** Everything at once (throughput): `maxRequests` requests scheduled at t=0, in flight up to maxConcurrency. */
+export interface BurstStage extends StageBase {
+  kind: 'burst';
+  maxConcurrency?: number;
+}
+
+export type StageSpec = ClosedStage | OpenStage | BurstStage;
+
+/** What a stage runner hands back: every record, in completion order, plus the stage's window. */
+export interface StageResult {
+  spec: StageSpec;
+  index: number;
+  records: RequestRecord[];
+  startedAtMs: number;
+  endedAtMs: number;
+  /** True if the run was interrupted during this stage. */
+  interrupted: boolean;
+}
+
+/** Runs one stage against some target: real HTTP, or the simulator in virtual time. */
+export interface StageRunner {
+  runStage(spec: StageSpec, index: number, firstRequestId: number): Promise<StageResult>;
+}

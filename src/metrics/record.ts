@@ -1,0 +1,50 @@
+import type { ErrorCode } from '../core/errors.js';
+import type { TokenCountSource } from '../dialects/types.js';
+
+/**
+ * One request as measured. Every time is in ms on one monotonic clock (performance.now() in real runs,
+ * virtual ms in predictions). Failed and incomplete requests are records too (design.md §2).
+ */
+export interface RequestRecord {
+  /** Run-unique index, in dispatch order. */
+  id: number;
+  /** Index of the stage (table row) this request belongs to. */
+  stage: number;
+  /** Sent during warm-up: kept on disk, excluded from figures. */
+  warmup: boolean;
+  status: 'ok' | 'error' | 'incomplete';
+
+  scheduledAtMs: number;
+  sentAtMs: number;
+  dispatchLagMs: number;
+  headersAtMs?: number;
+  firstTokenAtMs?: number;
+  lastTokenAtMs?: number;
+  endAtMs: number;
+
+  ttftMs?: number;
+  e2eMs?: number;
+  queuedE2eMs?: number;
+  itlMs?: number;
+  latencyPerTokenMs?: number;
+  latencyPerOutputTokenMs?: number;
+  /** Raw gaps between successive content chunks ("chunk gap"; vLLM calls these ITL). */
+  chunkGapsMs: number[];
+  /** Content-bearing chunks received. */
+  chunks: number;
+
+  requestedPromptTokens: number;
+  requestedOutputTokens: number;
+  promptTokens: number;
+  outputTokens: number;
+  /** Where outputTokens came from. */
+  tokenCountSource: TokenCountSource;
+  /** Where promptTokens came from (server usage when reported, else what the client built). */
+  promptTokenSource: TokenCountSource;
+  /** The client's own prompt count, kept beside the server's to expose mismatches. */
+  clientPromptTokens: number;
+  cachedTokens?: number;
+  finishReason?: string;
+
+  error?: { code: ErrorCode; message: string; httpStatus?: number };
+}

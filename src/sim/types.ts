@@ -1,0 +1,63 @@
+/**
+ * The simulated engine's boundary. The engine never knows which clock it runs on: a virtual driver
+ * fast-forwards (predict), a real-time driver paces events against performance.now() (sim server).
+ * Times are milliseconds on the driver's clock (for the real-time driver: performance.now()).
+ */
+
+/** What the HTTP front (or the predictor) asks the engine to do. */
+export interface SimRequestSpec {
+  promptTokens: number;
+  /** Cap on generated tokens. */
+  maxTokens: number;
+  /** With ignoreEos the engine generates exactly maxTokens (minTokens is then moot). */
+  ignoreEos: boolean;
+  minTokens?: number;
+  /**
+   * Output length the "model" would choose on its own when EOS is not ignored (the sim has no real
+   * model: the front picks it, seeded, so TGI/Ollama-style unforced lengths vary like real ones).
+   */
+  naturalTokens?: number;
+}
+
+/** Per-request callbacks, invoked on the driver's clock at the moment the event happens. */
+export interface SimRequestListener {
+  /** The request was admitted to a batch (prefill starts). */
+  onPrefillStart?(atMs: number): void;
+  /** Prefill finished (the first token is produced by the same step). */
+  onPrefillEnd?(atMs: number): void;
+  /** Token `index` (0-based) was produced at `atMs`. Called once per token, in order. */
+  onToken(index: number, atMs: number): void;
+  /** The request left the engine. `length` = hit maxTokens, `stop` = natural end, `abort` = cancelled. */
+  onFinish(reason: 'length' | 'stop' | 'abort', atMs: number): void;
+  /** The request was preempted (KV exhausted) and will be recomputed. */
+  onPreempt?(atMs: number): void;
+}
+
+export interface SimRequestHandle {
+  readonly id: number;
+  /** Client went away: free its KV blocks and stop generating. */
+  cancel(): void;
+}
+
+/** Live engine state, for /metrics and progress. */
+export interface SimEngineStats {
+  running: number;
+  waiting: number;
+  /** Fraction of KV-cache blocks in use, 0..1. */
+  kvCacheUsage: number;
+  kvBlocksTotal: number;
+  preemptionsTotal: number;
+  promptTokensTotal: number;
+  generationTokensTotal: number;
+  requestsFinishedTotal: number;
+  stepsTotal: number;
+}
+
+export interface SimEngine {
+  submit(spec: SimRequestSpec, listener: SimRequestListener): SimRequestHandle;
+  stats(): SimEngineStats;
+  /** Largest prompt + output the engine accepts (max_model_len). */
+  readonly maxModelLen: number;
+  /** Description for /v1/models, /info etc. */
+  readonly modelName: string;
+}
