@@ -81,14 +81,26 @@ export interface StreamParser {
    * other framings always pass 'data'. Throws nothing: unparsable input returns `{ error }` with type 'parse'.
    */
   frame(payload: string, field: 'data' | 'error'): FrameEvent | null;
+  /**
+   * Call once when the body ended cleanly (EOF, no reset). Formats without a final event (vLLM legacy,
+   * Triton streams) answer `{ done: true }` here; the others answer null, so a body that ended before
+   * their final event stays "never done" = truncated.
+   */
+  end?(): FrameEvent | null;
 }
 
 export interface Dialect {
   readonly name: ApiName;
   /** True when the engine behind this API can be told to generate exactly maxTokens. */
   readonly canForceLength: boolean;
+  /** True when the stream has no final event of its own and the end of the body ends it (vLLM legacy, Triton). */
+  readonly eofIsEnd?: boolean;
   buildRequest(req: GenerationRequest): HttpRequestPlan;
-  createParser(): StreamParser;
+  /**
+   * Pass the request when you have it: cumulative formats that echo the prompt (vLLM legacy, Triton
+   * non-stream) strip it, and `stream: false` makes the single payload a whole body that is always done.
+   */
+  createParser(req?: GenerationRequest): StreamParser;
   /** Turn a non-2xx body into a one-line message (falls back to a trimmed body). */
   errorMessage(status: number, body: string): string;
 }

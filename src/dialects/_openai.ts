@@ -1,0 +1,93 @@
+import {
+  type Json,
+  NOT_JSON,
+  errorFieldEvent,
+  errorOf,
+  isObj,
+  mergeExtra,
+  normFinish,
+  openAiUsage,
+  parseErrorEvent,
+  parseObject,
+  str,
+  userMessages,
+} from './_shared.js';
+import type { FrameEvent, GenerationRequest, StreamParser } from './types.js';
+
+/**
+ * Body for /v1/chat/completions or /v1/completions. forceLength sends vLLM/SGLang's `ignore_eos` +
+ * `min_tokens`; other servers may reject unknown fields (OpenAI does): turn forceLength off there, or
+ * drop one with extraBody `{"min_tokens":null}`. An empty `model` is left out (vLLM then uses its only model).
+ */
+export function openAiBody(req: GenerationRequest, chat: boolean): Json {
+  const body: Json = {};
+  if (req.model !== '') body['model'] = req.model;
+  if (chat) body['messages'] = userMessages(req);
+  else body['prompt'] = req.prompt;
+  body['max_tokens'] = req.maxTokens;
+  body['stream'] = req.stream;
+  if (req.stream) body['stream_options'] = { include_usage: true };
+  if (req.forceLength) {
+    body['ignore_eos'] = true;
+    body['min_tokens'] = req.maxTokens;
+  }
+  return mergeExtra(body, req.extraBody);
+}
+
+/**
+ * One parser for chat and completions chunks of every OpenAI-compatible server: text from `delta`,
+ * `message` or `text`; reasoning text counts as generated text; `usage` wherever it appears (nulls
+ * ignored; lmdeploy ≤0.9 sends a running total on every chunk, so the last one wins).
+ */
+export class OpenAiParser implements StreamParser {
+  private readonly whole: boolean;
+  private finished = false;
+  private done = false;
+
+  constructor(req?: GenerationRequest) {
+    this.whole = req?.stream === false;
+  }
+
+  frame(payload: string, field: 'data' | 'error'): FrameEvent | null {
+    if (field === 'error') return errorFieldEvent(payload);
+    if (payload === '[DONE]') {
+      this.done = true;
+      return { done: true };
+    }
+    const v = parseObject(payload);
+    if (v === NOT_JSON || Array.isArray(v)) return parseErrorEvent(payload);
+    const err = errorOf(v);
+    if (err !== undefined) return this.whole ? { error: err, done: true } : { error: err };
+    const ev: FrameEvent = {};
+    let text = '';
+    const choices = v['choices'];
+    if (Array.isArray(choices)) {
+      for (const c of choices) {
+        if (!isObj(c)) continue;
+        text += choiceText(c);
+        const finish = normFinish(c['finish_reason']);
+        if (finish !== undefined) ev.finishReason = finish;
+      }
+    }
+    if (text !== '') ev.text = text;
+    const usage = openAiUsage(v['usage']);
+    if (usage !== undefined) ev.usage = usage;
+    if (ev.finishReason !== undefined) this.finished = true;
+    if (this.whole) ev.done = this.done = true;
+    return ev.text === undefined && ev.usage === undefined && ev.finishReason === undefined && !this.whole
+      ? null
+      : ev;
+  }
+
+  /** A body cut after the finish chunk but before [DONE] still delivered all text (usage may be missing). */
+  end(): FrameEvent | null {
+    return this.finished && !this.done ? { done: true } : null;
+  }
+}
+
+function choiceText(c: Json): string {
+  const d = isObj(c['delta']) ? c['delta'] : isObj(c['message']) ? c['message'] : undefined;
+  if (d === undefined) return str(c['text']) ?? '';
+  const reasoning = str(d['reasoning_content']) ?? str(d['reasoning']) ?? '';
+  return reasoning + (str(d['content']) ?? '');
+}

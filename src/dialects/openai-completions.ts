@@ -1,0 +1,22 @@
+import { OpenAiParser, openAiBody } from './_openai.js';
+import { errorMessage, jsonHeaders } from './_shared.js';
+import type { Dialect, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
+
+/** POST /v1/completions: the prompt goes in as-is (no chat template), so prompt token counts stay exact. */
+export const openaiCompletions: Dialect = {
+  name: 'openai-completions',
+  canForceLength: true,
+  buildRequest(req: GenerationRequest): HttpRequestPlan {
+    return {
+      method: 'POST',
+      path: '/v1/completions',
+      headers: jsonHeaders(req.stream),
+      body: JSON.stringify(openAiBody(req, false)),
+      framing: req.stream ? 'sse' : 'json',
+    };
+  },
+  createParser(req?: GenerationRequest): StreamParser {
+    return new OpenAiParser(req);
+  },
+  errorMessage,
+};

@@ -1,0 +1,115 @@
+import {
+  type Json,
+  NOT_JSON,
+  count,
+  errorMessage,
+  errorOf,
+  isObj,
+  jsonHeaders,
+  mergeExtra,
+  normFinish,
+  parseErrorEvent,
+  parseObject,
+  str,
+  suffixAfter,
+} from './_shared.js';
+import type { Dialect, FrameEvent, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
+
+/**
+ * SGLang native POST /generate: SSE of `{text, output_ids, meta_info}` then [DONE]. `text` is cumulative
+ * by default and a delta with --incremental-streaming-output; `meta_info.completion_tokens` is cumulative
+ * in both. forceLength = `sampling_params.ignore_eos` + `min_new_tokens`.
+ */
+export const sglang: Dialect = {
+  name: 'sglang',
+  canForceLength: true,
+  buildRequest(req: GenerationRequest): HttpRequestPlan {
+    const sp: Json = { max_new_tokens: req.maxTokens };
+    if (req.forceLength) {
+      sp['ignore_eos'] = true;
+      sp['min_new_tokens'] = req.maxTokens;
+    }
+    const body: Json = { text: req.prompt, sampling_params: sp, stream: req.stream };
+    return {
+      method: 'POST',
+      path: '/generate',
+      headers: jsonHeaders(req.stream),
+      body: JSON.stringify(mergeExtra(body, req.extraBody)),
+      framing: req.stream ? 'sse' : 'json',
+    };
+  },
+  createParser(req?: GenerationRequest): StreamParser {
+    return new MetaInfoParser(req, true);
+  },
+  errorMessage,
+};
+
+/**
+ * Shared with lmdeploy's /generate (same payload, but always deltas). Cumulative vs delta is decided per
+ * event from `output_ids`: cumulative ids are as long as `completion_tokens`; without ids, by prefix.
+ */
+export class MetaInfoParser implements StreamParser {
+  private readonly whole: boolean;
+  private readonly mayBeCumulative: boolean;
+  private prevText = '';
+  private prevTokens = 0;
+  private finished = false;
+  private done = false;
+
+  constructor(req: GenerationRequest | undefined, mayBeCumulative: boolean) {
+    this.whole = req?.stream === false;
+    this.mayBeCumulative = mayBeCumulative;
+  }
+
+  frame(payload: string): FrameEvent | null {
+    if (payload === '[DONE]') {
+      this.done = true;
+      return { done: true };
+    }
+    const parsed = parseObject(payload);
+    const v = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (v === NOT_JSON || !isObj(v)) return parseErrorEvent(payload);
+    const err = errorOf(v);
+    if (err !== undefined) return { error: err };
+    const meta = isObj(v['meta_info']) ? v['meta_info'] : {};
+    const ev: FrameEvent = {};
+    const total = count(meta['completion_tokens']);
+    const raw = str(v['text']) ?? '';
+    const cumulative = this.cumulative(v['output_ids'], total, raw);
+    const text = cumulative ? suffixAfter(this.prevText, raw) : raw;
+    this.prevText = cumulative ? raw : this.prevText + text;
+    if (text !== '') ev.text = text;
+    if (total !== undefined) {
+      if (total > this.prevTokens) ev.tokens = total - this.prevTokens;
+      this.prevTokens = Math.max(this.prevTokens, total);
+      ev.usage = { outputTokens: total, source: 'server-usage' };
+      const prompt = count(meta['prompt_tokens']);
+      const cached = count(meta['cached_tokens']);
+      if (prompt !== undefined) ev.usage.promptTokens = prompt;
+      if (cached !== undefined) ev.usage.cachedTokens = cached;
+    }
+    const fr = meta['finish_reason'];
+    if (isObj(fr)) {
+      const finish = normFinish(fr['type']);
+      if (finish !== undefined) ev.finishReason = finish;
+      if (fr['type'] === 'abort') ev.error = { message: str(fr['message']) ?? 'aborted', type: 'abort' };
+    } else {
+      const finish = normFinish(fr);
+      if (finish !== undefined) ev.finishReason = finish;
+    }
+    if (ev.finishReason !== undefined) this.finished = true;
+    if (this.whole) ev.done = this.done = true;
+    return ev;
+  }
+
+  private cumulative(ids: unknown, total: number | undefined, raw: string): boolean {
+    if (!this.mayBeCumulative) return false;
+    if (Array.isArray(ids) && total !== undefined) return ids.length === total;
+    return raw.startsWith(this.prevText);
+  }
+
+  /** A body cut after the finish event but before [DONE] still delivered everything. */
+  end(): FrameEvent | null {
+    return this.finished && !this.done ? { done: true } : null;
+  }
+}
