@@ -1,0 +1,201 @@
+import { configError } from '../core/errors.js';
+import type { ApiName } from '../dialects/types.js';
+import { PROFILE_NAMES, type ProfileName } from '../load/profiles.js';
+import type { ArrivalKind } from '../load/types.js';
+import type { Slo } from '../metrics/summary.js';
+import type { Timeouts } from '../transport/exchange.js';
+import { parseChoice, parseJsonObject, parseNumber, parseNumberList, parseSlo, type Problems } from './parse.js';
+
+export const API_CHOICES = [
+  'auto',
+  'openai-chat',
+  'openai-completions',
+  'vllm',
+  'tgi',
+  'sglang',
+  'lmdeploy',
+  'llamacpp',
+  'triton',
+  'ollama',
+] as const;
+export const FORMAT_CHOICES = ['table', 'md', 'json', 'csv'] as const;
+export type ReportFormat = (typeof FORMAT_CHOICES)[number];
+
+/** Raw flag values as commander hands them over (strings; booleans for switches). */
+export interface RawRunFlags {
+  target?: string;
+  api?: string;
+  model?: string;
+  profile?: string;
+  rate?: string;
+  concurrency?: string;
+  promptTokens?: string;
+  outputTokens?: string;
+  maxRequests?: string;
+  maxSeconds?: string;
+  warmup?: string;
+  inputLens?: string;
+  outputLens?: string;
+  numPrompts?: string;
+  sweepRates?: string;
+  arrival?: string;
+  burstiness?: string;
+  maxConcurrency?: string;
+  gpu?: string;
+  gpus?: string;
+  engine?: string;
+  engineVersion?: string;
+  quant?: string;
+  label?: string;
+  out?: string;
+  format?: string;
+  json?: boolean;
+  slo?: string;
+  seed?: string;
+  apiKey?: string;
+  extraBody?: string;
+  stream?: boolean;
+  forceLength?: boolean;
+  timeoutConnect?: string;
+  timeoutFirstByte?: string;
+  timeoutIdle?: string;
+  timeoutRequest?: string;
+  drain?: string;
+  progress?: boolean;
+}
+
+export interface RunOptions {
+  /** Undefined: start the simulated engine in-process and benchmark it. */
+  target?: string;
+  api: ApiName | 'auto';
+  model?: string;
+  profile: ProfileName;
+  rates?: number[];
+  concurrencies?: number[];
+  promptTokens: number;
+  outputTokens: number;
+  maxRequests?: number;
+  maxSeconds?: number;
+  warmupSeconds?: number;
+  inputLens?: number[];
+  outputLens?: number[];
+  numPrompts: number;
+  sweepRates: number;
+  arrival: ArrivalKind;
+  burstiness?: number;
+  maxConcurrency?: number;
+  gpu?: string;
+  gpus?: number;
+  engine?: string;
+  engineVersion?: string;
+  quant?: string;
+  label?: string;
+  out?: string;
+  formats: ReportFormat[];
+  json: boolean;
+  slo?: Slo;
+  seed: number;
+  apiKey?: string;
+  extraBody?: Record<string, unknown>;
+  stream: boolean;
+  forceLength: boolean;
+  timeouts: Partial<Timeouts>;
+  drainSeconds: number;
+  progress: boolean;
+}
+
+/** Seconds per stage when nothing bounds it: a sweep against the built-in simulator then takes about a minute. */
+export const DEFAULT_STAGE_SECONDS = 5;
+
+/** Validate every flag at once; throws one E_CONFIG error listing all problems. */
+export function resolveRunOptions(raw: RawRunFlags, env: NodeJS.ProcessEnv = process.env): RunOptions {
+  const p: Problems = [];
+  const profile = parseChoice('--profile', raw.profile ?? 'sweep', PROFILE_NAMES, p) ?? 'sweep';
+  const api = parseChoice('--api', raw.api ?? 'auto', API_CHOICES, p) ?? 'auto';
+  let target = raw.target;
+  if (target !== undefined) {
+    try {
+      const u = new URL(target);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+      target = u.toString().replace(/\/+$/, '');
+    } catch {
+      p.push(`--target ${JSON.stringify(raw.target)} is not an http(s) URL; write it like --target http://127.0.0.1:8000`);
+    }
+  }
+  const opts: RunOptions = {
+    api,
+    profile,
+    promptTokens: parseNumber('--prompt-tokens', raw.promptTokens, p, { integer: true, positive: true }) ?? 512,
+    outputTokens: parseNumber('--output-tokens', raw.outputTokens, p, { integer: true, positive: true }) ?? 128,
+    numPrompts: parseNumber('--num-prompts', raw.numPrompts, p, { integer: true, positive: true }) ?? 100,
+    sweepRates: parseNumber('--sweep-rates', raw.sweepRates, p, { integer: true, positive: true }) ?? 9,
+    arrival: parseChoice('--arrival', raw.arrival ?? 'constant', ['constant', 'poisson', 'gamma'] as const, p) ?? 'constant',
+    formats: (raw.format ?? 'table,md,json,csv')
+      .split(',')
+      .map((f) => parseChoice('--format', f.trim(), FORMAT_CHOICES, p))
+      .filter((f): f is ReportFormat => f !== undefined),
+    json: raw.json === true,
+    seed: parseNumber('--seed', raw.seed, p, { integer: true, min: 0 }) ?? 42,
+    stream: raw.stream !== false,
+    forceLength: raw.forceLength !== false,
+    timeouts: {},
+    drainSeconds: parseNumber('--drain', raw.drain, p, { min: 0 }) ?? 30,
+    progress: raw.progress !== false,
+  };
+  const set = <K extends keyof RunOptions>(key: K, value: RunOptions[K] | undefined): void => {
+    if (value !== undefined) opts[key] = value;
+  };
+  set('target', target);
+  set('model', raw.model);
+  set('rates', parseNumberList('--rate', raw.rate, p, { positive: true }));
+  set('concurrencies', parseNumberList('--concurrency', raw.concurrency, p, { integer: true, positive: true }));
+  set('maxRequests', parseNumber('--max-requests', raw.maxRequests, p, { integer: true, positive: true }));
+  set('maxSeconds', parseNumber('--max-seconds', raw.maxSeconds, p, { positive: true }));
+  set('warmupSeconds', parseNumber('--warmup', raw.warmup, p, { min: 0 }));
+  set('inputLens', parseNumberList('--input-lens', raw.inputLens, p, { integer: true, positive: true }));
+  set('outputLens', parseNumberList('--output-lens', raw.outputLens, p, { integer: true, positive: true }));
+  set('burstiness', parseNumber('--burstiness', raw.burstiness, p, { positive: true }));
+  set('maxConcurrency', parseNumber('--max-concurrency', raw.maxConcurrency, p, { integer: true, positive: true }));
+  set('gpu', raw.gpu);
+  set('gpus', parseNumber('--gpus', raw.gpus, p, { integer: true, positive: true }));
+  set('engine', raw.engine);
+  set('engineVersion', raw.engineVersion);
+  set('quant', raw.quant);
+  set('label', raw.label);
+  set('out', raw.out);
+  set('slo', parseSlo(raw.slo, p));
+  set('apiKey', raw.apiKey ?? (env['OPENAI_API_KEY'] || undefined));
+  set('extraBody', parseJsonObject('--extra-body', raw.extraBody, p));
+  const t = (flag: string, v: string | undefined): number | undefined => {
+    const s = parseNumber(flag, v, p, { positive: true });
+    return s === undefined ? undefined : s * 1000;
+  };
+  const timeouts: Partial<Timeouts> = {};
+  const connect = t('--timeout-connect', raw.timeoutConnect);
+  const firstByte = t('--timeout-first-byte', raw.timeoutFirstByte);
+  const idle = t('--timeout-idle', raw.timeoutIdle);
+  const total = t('--timeout-request', raw.timeoutRequest);
+  if (connect !== undefined) timeouts.connectMs = connect;
+  if (firstByte !== undefined) timeouts.firstByteMs = firstByte;
+  if (idle !== undefined) timeouts.idleMs = idle;
+  if (total !== undefined) timeouts.totalMs = total;
+  opts.timeouts = timeouts;
+
+  if ((profile === 'constant' || profile === 'poisson') && !opts.rates) {
+    p.push(`--profile ${profile} needs --rate, e.g. --rate 1,2,4 (requests per second)`);
+  }
+  if (profile === 'concurrent' && !opts.concurrencies) p.push('--profile concurrent needs --concurrency, e.g. --concurrency 1,8,32');
+  if (profile === 'grid' && (!opts.inputLens || !opts.outputLens)) {
+    p.push('--profile grid needs --input-lens and --output-lens, e.g. --input-lens 128,512 --output-lens 128,512');
+  }
+  if (profile !== 'grid' && (opts.inputLens || opts.outputLens)) {
+    p.push('--input-lens/--output-lens belong to --profile grid; use --prompt-tokens/--output-tokens for other profiles');
+  }
+  if (p.length > 0) {
+    throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench run --help');
+  }
+  if (opts.profile !== 'grid' && opts.maxRequests === undefined && opts.maxSeconds === undefined) {
+    opts.maxSeconds = DEFAULT_STAGE_SECONDS;
+  }
+  return opts;
+}

@@ -1,0 +1,38 @@
+import { summarizeStage, type Slo, type StageSummary } from '../metrics/summary.js';
+import { nextStage, type ProfileConfig } from './profiles.js';
+import type { StageResult, StageRunner, StageSpec } from './types.js';
+
+export interface BenchmarkHooks {
+  signal?: AbortSignal;
+  slo?: Slo;
+  onStageStart?(spec: StageSpec, index: number): void;
+  onStageEnd?(summary: StageSummary, result: StageResult): void;
+}
+
+export interface BenchmarkResult {
+  stages: StageSummary[];
+  results: StageResult[];
+  interrupted: boolean;
+}
+
+/** Walks a profile stage by stage on any runner (real HTTP or the simulator in virtual time). */
+export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hooks: BenchmarkHooks = {}): Promise<BenchmarkResult> {
+  const stages: StageSummary[] = [];
+  const results: StageResult[] = [];
+  let nextId = 0;
+  for (;;) {
+    if (hooks.signal?.aborted) break;
+    const spec = nextStage(cfg, stages);
+    if (!spec) break;
+    const index = stages.length;
+    hooks.onStageStart?.(spec, index);
+    const result = await runner.runStage(spec, index, nextId);
+    nextId += result.records.length;
+    const summary = summarizeStage(result, hooks.slo);
+    stages.push(summary);
+    results.push(result);
+    hooks.onStageEnd?.(summary, result);
+    if (result.interrupted) break;
+  }
+  return { stages, results, interrupted: hooks.signal?.aborted === true };
+}

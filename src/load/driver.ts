@@ -1,0 +1,130 @@
+import { realClock, sleepUntil } from '../core/clock.js';
+import type { RequestRecord } from '../metrics/record.js';
+import { createArrivalProcess } from './arrivals.js';
+import type { StageResult, StageSpec } from './types.js';
+
+/** Sends one request; resolves with its record (request failures are data, never rejections). */
+export type ExecuteRequest = (req: {
+  id: number;
+  stage: number;
+  /** Index into the stage's workload. */
+  itemIndex: number;
+  scheduledAtMs: number;
+  warmup: boolean;
+  spec: StageSpec;
+}) => Promise<RequestRecord>;
+
+export interface DriverOptions {
+  execute: ExecuteRequest;
+  seed: number;
+  /** Stops dispatching; the caller aborts in-flight requests through its transport. */
+  signal?: AbortSignal;
+  /** After maxSeconds, how long in-flight requests may still finish before they are cancelled. */
+  drainMs?: number;
+  /** Cancels whatever is still in flight (called after the drain period). */
+  cancelInFlight?: () => void;
+  onRecord?: (record: RequestRecord) => void;
+  onDispatch?: () => void;
+}
+
+/** Default request count for burst (throughput) stages with no limit at all. */
+export const DEFAULT_BURST_REQUESTS = 1000;
+
+/**
+ * Runs one stage on the real clock. Open loop walks absolute target times; closed loop keeps N
+ * streams busy; burst schedules everything at t=0 and dispatches as the concurrency cap allows.
+ */
+export async function runStageRealtime(
+  spec: StageSpec,
+  index: number,
+  firstRequestId: number,
+  opts: DriverOptions,
+): Promise<StageResult> {
+  const records: RequestRecord[] = [];
+  const startedAtMs = realClock.now();
+  const { maxRequests, maxSeconds, warmupSeconds = 0 } = spec.limits;
+  const deadline = maxSeconds !== undefined ? startedAtMs + maxSeconds * 1000 : Infinity;
+  const warmupEnd = startedAtMs + warmupSeconds * 1000;
+  const limitCount = maxRequests ?? (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity);
+  let dispatched = 0;
+  let inFlight = 0;
+  const inFlightDone = new Set<Promise<void>>();
+  let slotWaiter: (() => void) | undefined;
+  const stopped = (): boolean => opts.signal?.aborted === true || realClock.now() >= deadline;
+
+  const launch = (itemIndex: number, scheduledAtMs: number): Promise<void> => {
+    const id = firstRequestId + dispatched++;
+    inFlight++;
+    opts.onDispatch?.();
+    const warmup = scheduledAtMs < warmupEnd && warmupSeconds > 0;
+    const p = opts
+      .execute({ id, stage: index, itemIndex, scheduledAtMs, warmup, spec })
+      .then((record) => {
+        records.push(record);
+        opts.onRecord?.(record);
+      })
+      .finally(() => {
+        inFlight--;
+        inFlightDone.delete(p);
+        const w = slotWaiter;
+        slotWaiter = undefined;
+        w?.();
+      });
+    inFlightDone.add(p);
+    return p;
+  };
+  const waitForSlot = (cap: number): Promise<void> =>
+    inFlight < cap
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => (slotWaiter = resolve)).then(() => waitForSlot(cap));
+
+  if (spec.kind === 'closed') {
+    const worker = async (): Promise<void> => {
+      while (!stopped() && dispatched < limitCount) await launch(dispatched, realClock.now());
+    };
+    await Promise.all(Array.from({ length: spec.concurrency }, worker));
+  } else {
+    const cap = spec.maxConcurrency ?? Infinity;
+    const arrivals =
+      spec.kind === 'open'
+        ? createArrivalProcess({ kind: spec.arrival, rate: spec.rate, seed: opts.seed + index, ...burst(spec) })
+        : { next: () => 0 };
+    while (dispatched < limitCount) {
+      const target = startedAtMs + arrivals.next();
+      if (target >= deadline) break;
+      if (target > realClock.now() + 0.05) await sleepUntil(target, opts.signal);
+      if (cap !== Infinity) await waitForSlot(cap);
+      if (stopped()) break;
+      void launch(dispatched, target);
+    }
+  }
+
+  if (inFlightDone.size > 0) {
+    const drain = Promise.all(inFlightDone);
+    const drainMs = opts.drainMs ?? Infinity;
+    if (Number.isFinite(drainMs) && !opts.signal?.aborted) {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        drain.then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), drainMs))),
+      ]);
+      clearTimeout(timer);
+      if (timedOut) opts.cancelInFlight?.();
+    } else if (opts.signal?.aborted) {
+      opts.cancelInFlight?.();
+    }
+    await drain;
+  }
+  return {
+    spec,
+    index,
+    records,
+    startedAtMs,
+    endedAtMs: realClock.now(),
+    interrupted: opts.signal?.aborted === true,
+  };
+}
+
+function burst(spec: StageSpec): { burstiness?: number } {
+  return spec.kind === 'open' && spec.burstiness !== undefined ? { burstiness: spec.burstiness } : {};
+}

@@ -1,0 +1,94 @@
+import type { Exchange } from '../transport/exchange.js';
+import type { Tokenizer } from '../workload/tokenizer.js';
+import type { WorkItem } from '../workload/types.js';
+import type { RequestRecord } from './record.js';
+
+export interface RecordContext {
+  id: number;
+  stage: number;
+  warmup: boolean;
+  scheduledAtMs: number;
+  item: WorkItem;
+  /** Used only when the server reports no output count. */
+  tokenizer?: Tokenizer;
+  /** The run was stopped while this request was in flight. */
+  interrupted?: boolean;
+}
+
+/** Turn one observed exchange into a record with every derived per-request metric (design.md §2). */
+export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
+  const { item } = ctx;
+  const times = ex.contentTimesMs;
+  const firstTokenAtMs = times[0];
+  const lastTokenAtMs = times[times.length - 1];
+
+  let outputTokens: number;
+  let tokenCountSource: RequestRecord['tokenCountSource'];
+  if (ex.usage?.outputTokens !== undefined) {
+    outputTokens = ex.usage.outputTokens;
+    tokenCountSource = ex.usage.source;
+  } else if (ex.frameTokens !== undefined) {
+    outputTokens = ex.frameTokens;
+    tokenCountSource = 'server-details';
+  } else if (ctx.tokenizer && ex.textParts.length > 0) {
+    outputTokens = ctx.tokenizer.encode(ex.textParts.join('')).length;
+    tokenCountSource = 'client-tokenizer';
+  } else {
+    outputTokens = times.length;
+    tokenCountSource = 'chunk-count';
+  }
+  const serverPrompt = ex.usage?.promptTokens;
+  const promptTokens = serverPrompt ?? item.promptTokens;
+
+  const chunkGapsMs: number[] = new Array(Math.max(0, times.length - 1));
+  for (let i = 1; i < times.length; i++) chunkGapsMs[i - 1] = (times[i] as number) - (times[i - 1] as number);
+
+  let status: RequestRecord['status'] = 'ok';
+  let error = ex.error;
+  if (error?.code === 'E_ABORTED' || (ctx.interrupted && error)) status = 'incomplete';
+  else if (error) status = 'error';
+  else if (firstTokenAtMs === undefined || outputTokens === 0) {
+    status = 'error';
+    error = { code: 'E_EMPTY', message: 'the server replied without generating any token' };
+  }
+
+  const record: RequestRecord = {
+    id: ctx.id,
+    stage: ctx.stage,
+    warmup: ctx.warmup,
+    status,
+    scheduledAtMs: ctx.scheduledAtMs,
+    sentAtMs: ex.sentAtMs,
+    dispatchLagMs: ex.sentAtMs - ctx.scheduledAtMs,
+    endAtMs: ex.endAtMs,
+    chunkGapsMs,
+    chunks: times.length,
+    requestedPromptTokens: item.promptTokens,
+    requestedOutputTokens: item.outputTokens,
+    promptTokens,
+    outputTokens,
+    tokenCountSource,
+    promptTokenSource: serverPrompt !== undefined ? (ex.usage?.source ?? 'server-usage') : item.promptTokenSource,
+    clientPromptTokens: item.promptTokens,
+  };
+  if (ex.headersAtMs !== undefined) record.headersAtMs = ex.headersAtMs;
+  if (ex.usage?.cachedTokens !== undefined) record.cachedTokens = ex.usage.cachedTokens;
+  if (ex.finishReason !== undefined) record.finishReason = ex.finishReason;
+  if (error) record.error = error;
+  if (firstTokenAtMs !== undefined && lastTokenAtMs !== undefined) {
+    record.firstTokenAtMs = firstTokenAtMs;
+    record.lastTokenAtMs = lastTokenAtMs;
+    record.ttftMs = firstTokenAtMs - ex.sentAtMs;
+  }
+  if (status === 'ok') {
+    const e2e = ex.endAtMs - ex.sentAtMs;
+    record.e2eMs = e2e;
+    record.queuedE2eMs = ex.endAtMs - ctx.scheduledAtMs;
+    if (outputTokens > 1 && firstTokenAtMs !== undefined && lastTokenAtMs !== undefined) {
+      record.itlMs = (lastTokenAtMs - firstTokenAtMs) / (outputTokens - 1);
+    }
+    record.latencyPerTokenMs = e2e / (promptTokens + outputTokens);
+    record.latencyPerOutputTokenMs = e2e / outputTokens;
+  }
+  return record;
+}

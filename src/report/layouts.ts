@@ -1,0 +1,124 @@
+import type { StageSummary } from '../metrics/summary.js';
+import type { Table } from './table.js';
+
+/** What the header line above a table names. */
+export interface TableContext {
+  model: string;
+  engine: string;
+  engineVersion?: string;
+  gpu?: string;
+  gpus?: number;
+  quant?: string;
+  promptTokens?: number;
+  outputTokens?: number;
+  /** Figures come from the simulator in virtual time, not from a measurement. */
+  predicted?: boolean;
+  label?: string;
+}
+
+const f2 = (n: number): string => n.toFixed(2);
+
+/** Sort key: synchronous first, then by target rate / concurrency, throughput last (design.md §2). */
+function sweepOrder(s: StageSummary): number {
+  if (s.label === 'synchronous') return -1;
+  if (s.kind === 'burst') return Number.MAX_VALUE;
+  return s.targetRate ?? s.concurrency ?? 0;
+}
+
+function failureCell(s: StageSummary): string {
+  if (s.requests.total === 0) return 'no requests';
+  const share = `${Math.round(s.failureShare * 100)}%`;
+  const codes = Object.entries(s.errorsByCode)
+    .sort((a, b) => b[1] - a[1])
+    .map(([code, n]) => `${code}×${n}`)
+    .join(' ');
+  return codes ? `${s.requests.errors + s.requests.incomplete}/${s.requests.total} (${share}) ${codes}` : '0';
+}
+
+/** Seed 003 layout, plus p99 columns and the failure share (never a silent 0.00). */
+export function sweepTable(stages: readonly StageSummary[]): Table {
+  const rows = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b)).map((s) => {
+    const m = s.metrics;
+    const label = s.belowTarget ? `${s.label} *` : s.label;
+    if (s.requests.ok === 0) {
+      const why = s.firstError ?? 'no request completed';
+      return [label, `all failed: ${why}`, '—', '—', '—', '—', '—', '—', failureCell(s)];
+    }
+    return [
+      label,
+      `${f2(s.requestThroughput)} req/sec`,
+      `${f2((m.e2eMs?.mean ?? NaN) / 1000)} sec`,
+      `${f2(m.ttftMs?.mean ?? NaN)} ms`,
+      `${f2(m.itlMs?.mean ?? NaN)} ms`,
+      `${f2(s.outputTokenThroughput)} tokens/sec`,
+      `${f2(m.ttftMs?.p99 ?? NaN)} ms`,
+      `${f2(m.itlMs?.p99 ?? NaN)} ms`,
+      failureCell(s),
+    ];
+  });
+  return {
+    headers: [
+      'Benchmark',
+      'Requests per Second',
+      'Request Latency',
+      'Time to First Token',
+      'Inter Token Latency',
+      'Output Token Throughput',
+      'TTFT p99',
+      'ITL p99',
+      'Failed',
+    ],
+    rows,
+  };
+}
+
+/** Seeds 000–002/004 layout: one row per input × output cell. */
+export function gridTable(stages: readonly StageSummary[]): Table {
+  const rows = stages.map((s) => {
+    const [input = '', output = ''] = s.label.split('/');
+    const m = s.metrics;
+    if (s.requests.ok === 0) {
+      return [input, output, `all failed: ${s.firstError ?? 'no request completed'}`, '—', '—', '—', failureCell(s)];
+    }
+    return [
+      input,
+      output,
+      f2(s.requestThroughput),
+      f2(s.outputTokenThroughput),
+      f2(m.latencyPerTokenMs?.mean ?? NaN),
+      f2(m.latencyPerOutputTokenMs?.mean ?? NaN),
+      failureCell(s),
+    ];
+  });
+  return {
+    headers: [
+      'Input Length',
+      'Output Length',
+      'Throughput (requests/s)',
+      'Throughput (output token/s)',
+      'Average latency per token (ms)',
+      'Average latency per output token (ms)',
+      'Failed',
+    ],
+    rows,
+  };
+}
+
+/** The line above a sweep table, as seed 003 writes it. */
+export function sweepHeader(ctx: TableContext): string {
+  const gpus = ctx.gpus ?? 1;
+  const hw = ctx.gpu ? `**${gpus}**×**${ctx.gpu}**, ` : '';
+  const quant = ctx.quant ? ` (${ctx.quant})` : '';
+  const tokens =
+    ctx.promptTokens !== undefined ? `, prompt_tokens=${ctx.promptTokens}, generated_tokens=${ctx.outputTokens ?? '?'}` : '';
+  const tag = ctx.predicted ? ' — predicted by the simulator' : '';
+  return `- **${ctx.model}**${quant}, ${hw}**${ctx.engine}${ctx.engineVersion ? ` ${ctx.engineVersion}` : ''}**${tokens}${tag}`;
+}
+
+/** The headings above a grid table, as seeds 000/002/004 write them. */
+export function gridHeader(ctx: TableContext): string {
+  const lines = [`# ${ctx.model}${ctx.quant ? ` (${ctx.quant})` : ''}`, ''];
+  if (ctx.gpu) lines.push(`## ${(ctx.gpus ?? 1) > 1 ? `${ctx.gpus}× ` : ''}${ctx.gpu}`, '');
+  lines.push(`## ${ctx.engine}${ctx.engineVersion ? ` ${ctx.engineVersion}` : ''}${ctx.predicted ? ' (predicted)' : ''}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,39 @@
+import type { ErrorCode } from '../core/errors.js';
+import type { UsageInfo } from '../dialects/types.js';
+
+/** Timeouts, each with its own error code. */
+export interface Timeouts {
+  connectMs: number;
+  /** Until response headers arrive (E_TIMEOUT_FIRST_BYTE). */
+  firstByteMs: number;
+  /** Longest silence between two body chunks (E_TIMEOUT_IDLE). */
+  idleMs: number;
+  /** Whole request, send to end (E_TIMEOUT_TOTAL). */
+  totalMs: number;
+}
+
+export const defaultTimeouts: Timeouts = {
+  connectMs: 10_000,
+  firstByteMs: 600_000,
+  idleMs: 120_000,
+  totalMs: 1_800_000,
+};
+
+/** What one HTTP exchange produced, stamped at byte arrival. Turned into a RequestRecord by metrics/. */
+export interface Exchange {
+  sentAtMs: number;
+  headersAtMs?: number;
+  endAtMs: number;
+  httpStatus?: number;
+  /** Arrival time of every content-bearing chunk (first = first token). Several frames in one read share a time. */
+  contentTimesMs: number[];
+  /** Exact generated tokens summed over frames that reported them; undefined if any content frame did not. */
+  frameTokens?: number;
+  /** Generated text pieces in order (joined only when a client-side count is needed). */
+  textParts: string[];
+  usage?: UsageInfo;
+  finishReason?: string;
+  /** The dialect's final event arrived. */
+  done: boolean;
+  error?: { code: ErrorCode; message: string; httpStatus?: number };
+}
