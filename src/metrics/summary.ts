@@ -32,7 +32,7 @@ export interface StageSummary {
   durationS: number;
   requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number };
   errorsByCode: Record<string, number>;
-  /** (errors + incomplete) / measured requests. */
+  /** errors / (ok + errors): requests cut by the run's end or a stop are counted apart, as incomplete. */
   failureShare: number;
   /** First error message seen, to print in place of figures when nothing succeeded. */
   firstError?: string;
@@ -73,7 +73,7 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
   const rate = (n: number): number => (durationS > 0 ? n / durationS : 0);
 
   const errorsByCode: Record<string, number> = {};
-  for (const r of [...errors, ...incomplete]) {
+  for (const r of errors) {
     const code = r.error?.code ?? 'E_INTERNAL';
     errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
   }
@@ -125,7 +125,7 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
       warmup: result.records.length - measured.length,
     },
     errorsByCode,
-    failureShare: measured.length > 0 ? (errors.length + incomplete.length) / measured.length : 0,
+    failureShare: ok.length + errors.length > 0 ? errors.length / (ok.length + errors.length) : 0,
     requestThroughput: rate(ok.length),
     outputTokenThroughput: rate(outputSum),
     promptTokenThroughput: rate(promptSum),

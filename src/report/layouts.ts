@@ -27,12 +27,12 @@ function sweepOrder(s: StageSummary): number {
 
 function failureCell(s: StageSummary): string {
   if (s.requests.total === 0) return 'no requests';
-  const share = `${Math.round(s.failureShare * 100)}%`;
   const codes = Object.entries(s.errorsByCode)
     .sort((a, b) => b[1] - a[1])
     .map(([code, n]) => `${code}×${n}`)
     .join(' ');
-  return codes ? `${s.requests.errors + s.requests.incomplete}/${s.requests.total} (${share}) ${codes}` : '0';
+  const failed = s.requests.errors > 0 ? `${s.requests.errors}/${s.requests.ok + s.requests.errors} (${Math.round(s.failureShare * 100)}%) ${codes}` : '0';
+  return s.requests.incomplete > 0 ? `${failed}; ${s.requests.incomplete} cut` : failed;
 }
 
 /** Seed 003 layout, plus p99 columns and the failure share (never a silent 0.00). */

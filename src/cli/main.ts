@@ -1,0 +1,102 @@
+import { Command, CommanderError, Option } from 'commander';
+import { isUserError, InferbenchError } from '../core/errors.js';
+import { toolVersion } from './version.js';
+
+const io = { stdout: process.stdout, stderr: process.stderr };
+
+/** Every flag of `run` that `predict` shares (profile and workload). */
+function addProfileFlags(cmd: Command): Command {
+  return cmd
+    .option('--profile <name>', 'synchronous | concurrent | throughput | constant | poisson | sweep | grid', 'sweep')
+    .option('--rate <r,...>', 'requests per second for constant/poisson (comma list = one row each)')
+    .option('--concurrency <n,...>', 'streams for the concurrent profile (comma list = one row each)')
+    .option('--prompt-tokens <n>', 'prompt length in tokens', '512')
+    .option('--output-tokens <n>', 'output length in tokens', '128')
+    .option('--max-requests <n>', 'stop each row after N requests')
+    .option('--max-seconds <s>', 'stop sending after S seconds per row (default 5 when no other limit)')
+    .option('--warmup <s>', 'exclude requests sent in the first S seconds of each row')
+    .option('--input-lens <n,...>', 'grid: prompt lengths')
+    .option('--output-lens <n,...>', 'grid: output lengths')
+    .option('--num-prompts <n>', 'grid: requests per cell, all sent at once', '100')
+    .option('--sweep-rates <n>', 'sweep: async rates between synchronous and throughput', '9')
+    .addOption(new Option('--arrival <kind>', 'arrivals for sweep rows').choices(['constant', 'poisson', 'gamma']).default('constant'))
+    .option('--burstiness <k>', 'gamma arrivals: shape (1 = Poisson, lower = burstier)')
+    .option('--max-concurrency <n>', 'client-side cap on requests in flight (queueing is measured)')
+    .option('--slo <spec>', 'goodput SLOs in ms, e.g. ttft:500,itl:50,e2e:10000')
+    .option('--seed <n>', 'seed for prompts and arrivals', '42')
+    .option('--json', 'print summary.json to stdout and nothing else there');
+}
+
+export function buildProgram(): Command {
+  const program = new Command('inferbench')
+    .description('Benchmark LLM inference servers — or the built-in simulated engine.')
+    .version(toolVersion())
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  addProfileFlags(
+    program
+      .command('run')
+      .description('measure a server (default: the built-in simulated engine) and print the seed tables')
+      .option('--target <url>', 'server base URL, e.g. http://127.0.0.1:8000 (default: start the simulator in-process)')
+      .option('--api <name>', 'auto | openai-chat | openai-completions | vllm | tgi | sglang | lmdeploy | llamacpp | triton | ollama', 'auto')
+      .option('--model <name>', 'model name (default: the first of /v1/models; the simulator: Qwen2-7B-Instruct)'),
+  )
+    .option('--engine <name>', 'simulator engine when there is no --target (vllm, tgi, sglang, …)')
+    .option('--gpu <name>', 'GPU (run metadata; the simulator: which GPU to model)')
+    .option('--gpus <n>', 'GPU count (metadata; the simulator: tensor-parallel size)')
+    .option('--quant <q>', 'quantization (metadata; the simulator: awq | gptq-int4 | gptq-int8)')
+    .option('--engine-version <v>', 'engine version (metadata)')
+    .option('--label <text>', 'free label stored with the run')
+    .option('--out <dir>', 'run folder (default ./inferbench-results/<time>-<label>)')
+    .option('--format <list>', 'outputs: table,md,json,csv', 'table,md,json,csv')
+    .option('--api-key <key>', 'bearer token (default: $OPENAI_API_KEY); never written anywhere')
+    .option('--extra-body <json>', 'JSON object merged into every request body')
+    .option('--no-stream', 'non-streaming requests (no TTFT/ITL)')
+    .option('--no-force-length', 'do not send ignore_eos/min_tokens; let the server stop early')
+    .option('--timeout-connect <s>', 'connect timeout, seconds', '10')
+    .option('--timeout-first-byte <s>', 'time to response headers, seconds', '600')
+    .option('--timeout-idle <s>', 'longest gap between chunks, seconds', '120')
+    .option('--timeout-request <s>', 'whole request, seconds', '1800')
+    .option('--drain <s>', 'after --max-seconds, how long requests in flight may finish', '30')
+    .option('--no-progress', 'no live progress lines')
+    .action(async (flags: Record<string, unknown>) => {
+      const { resolveRunOptions } = await import('../config/run-options.js');
+      const { runCommand } = await import('./run-command.js');
+      const outcome = await runCommand(resolveRunOptions(flags), io);
+      process.exitCode = outcome.exitCode;
+    });
+
+  return program;
+}
+
+/** Entry point: maps user mistakes to one line and exit 2, other failures to exit 1. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    process.exitCode = reportError(err);
+  }
+}
+
+function reportError(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // commander already printed its message (and help where asked for)
+    return err.exitCode === 0 ? 0 : 2;
+  }
+  if (isUserError(err)) {
+    process.stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    return 2;
+  }
+  if (err instanceof InferbenchError) {
+    process.stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    return err.code === 'E_CONNECT' ? 2 : 1;
+  }
+  const e = err as Error;
+  process.stderr.write(`internal error: ${e?.stack ?? String(err)}\n`);
+  return 1;
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (invokedDirectly) void main(process.argv.slice(2));

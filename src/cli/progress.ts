@@ -1,0 +1,81 @@
+import type { StageSummary } from '../metrics/summary.js';
+import type { StageSpec } from '../load/types.js';
+
+/** Live counters, bumped on the hot path (plain increments, nothing else). */
+export interface ProgressCounters {
+  dispatched: number;
+  done: number;
+  errors: number;
+}
+
+/**
+ * One live line per stage on a TTY (redrawn at most every 200 ms); plain periodic lines otherwise.
+ * Writes to the given stream (stderr when stdout carries --json).
+ */
+export class Progress {
+  readonly counters: ProgressCounters = { dispatched: 0, done: 0, errors: 0 };
+  private timer: NodeJS.Timeout | undefined;
+  private stageStart = 0;
+  private label = '';
+  private stageNo = '';
+  private lastPlain = 0;
+  private readonly tty: boolean;
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly enabled: boolean,
+    private readonly plannedStages: number,
+  ) {
+    this.tty = out.isTTY === true && process.env['CI'] !== 'true';
+  }
+
+  stageStarted(spec: StageSpec, index: number): void {
+    this.counters.dispatched = 0;
+    this.counters.done = 0;
+    this.counters.errors = 0;
+    this.stageStart = performance.now();
+    this.label = spec.label;
+    this.stageNo = `${index + 1}/${Math.max(this.plannedStages, index + 1)}`;
+    if (!this.enabled) return;
+    this.timer = setInterval(() => this.tick(), this.tty ? 200 : 1000);
+    this.timer.unref();
+    this.tick();
+  }
+
+  stageEnded(s: StageSummary): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (!this.enabled) return;
+    if (this.tty) this.out.write('\r\x1b[2K');
+    const m = s.metrics;
+    const failed = s.requests.errors > 0 ? `, ${s.requests.errors} failed` : '';
+    const cut = s.requests.incomplete > 0 ? `, ${s.requests.incomplete} cut` : '';
+    const fig =
+      s.requests.ok > 0
+        ? `${s.requestThroughput.toFixed(2)} req/s, TTFT ${fmt(m.ttftMs?.mean)} ms, ITL ${fmt(m.itlMs?.mean)} ms, ${s.outputTokenThroughput.toFixed(1)} tok/s`
+        : `no successful request${s.firstError ? ` (${s.firstError})` : ''}`;
+    this.out.write(`[${this.stageNo}] ${s.label}: ${s.requests.ok}/${s.requests.total} ok${failed}${cut} in ${s.durationS.toFixed(1)} s — ${fig}\n`);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.enabled && this.tty) this.out.write('\r\x1b[2K');
+  }
+
+  private tick(): void {
+    const elapsed = (performance.now() - this.stageStart) / 1000;
+    const c = this.counters;
+    const rate = elapsed > 0 ? c.done / elapsed : 0;
+    const line = `[${this.stageNo}] ${this.label}  ${elapsed.toFixed(1)} s  done ${c.done}  in flight ${c.dispatched - c.done}  ${rate.toFixed(2)} req/s  errors ${c.errors}`;
+    if (this.tty) this.out.write(`\r\x1b[2K${line}`);
+    else if (performance.now() - this.lastPlain >= 10_000) {
+      this.lastPlain = performance.now();
+      this.out.write(`${line}\n`);
+    }
+  }
+}
+
+function fmt(v: number | undefined): string {
+  return v === undefined ? '—' : v.toFixed(1);
+}

@@ -1,0 +1,227 @@
+import { join, resolve } from 'node:path';
+import type { RunOptions } from '../config/run-options.js';
+import { InferbenchError, configError } from '../core/errors.js';
+import { detectEngine, listModels } from '../dialects/detect.js';
+import { getDialect } from '../dialects/index.js';
+import type { Dialect } from '../dialects/types.js';
+import { runBenchmark } from '../load/benchmark.js';
+import { createHttpStageRunner } from '../load/http-runner.js';
+import { plannedStageCount, type ProfileConfig } from '../load/profiles.js';
+import { HealthMonitor, healthLine } from '../metrics/health.js';
+import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
+import { RunWriter, defaultRunDir } from '../store/run-writer.js';
+import { HttpTarget } from '../transport/http.js';
+import { createSyntheticWorkload } from '../workload/synthetic.js';
+import { loadApproxTokenizer } from '../workload/tokenizer.js';
+import { Progress } from './progress.js';
+import { startDefaultSim, type EmbeddedSim } from './embedded-sim.js';
+import { toolVersion } from './version.js';
+
+export interface RunOutcome {
+  doc: RunSummaryDoc;
+  exitCode: number;
+}
+
+/** `inferbench run`: resolve the target, run the profile, write the run folder, print the table. */
+export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<RunOutcome> {
+  const human = opts.json ? io.stderr : io.stdout;
+  const say = (line: string): void => void human.write(`${line}\n`);
+  const abort = new AbortController();
+  let writer: RunWriter | undefined;
+  let sigints = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    sigints++;
+    if (sigints > 1) {
+      writer?.flushSync();
+      process.exit(130);
+    }
+    io.stderr.write(`\n${signal}: stopping — cancelling requests in flight, keeping every finished one (again to quit at once)\n`);
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let sim: EmbeddedSim | undefined;
+  let target: HttpTarget | undefined;
+  try {
+    let baseUrl = opts.target;
+    if (!baseUrl) {
+      sim = await startDefaultSim(opts);
+      baseUrl = sim.url;
+      say(`target: built-in simulator — ${sim.description} at ${sim.url} (pass --target URL to measure a real server)`);
+    }
+
+    const { dialect, model, engine, detection } = await resolveApi(opts, baseUrl, sim);
+    if (detection !== undefined) say(`detected: ${detection}`);
+    const notes: string[] = [];
+    if (opts.forceLength && !dialect.canForceLength) {
+      const note = `${dialect.name} cannot force the output length: the table reports the lengths the server chose`;
+      notes.push(note);
+      say(`note: ${note}`);
+    }
+
+    const tokenizer = await loadApproxTokenizer();
+    say(`prompts: ${tokenizer.name} tokenizer — lengths are approximate until the server reports its own counts`);
+    const workloadFor = (promptTokens: number, outputTokens: number) =>
+      createSyntheticWorkload({ promptTokens, outputTokens, seed: opts.seed, tokenizer });
+    const profileCfg: ProfileConfig = {
+      profile: opts.profile,
+      limits: {
+        ...(opts.maxRequests !== undefined ? { maxRequests: opts.maxRequests } : {}),
+        ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
+        ...(opts.warmupSeconds !== undefined ? { warmupSeconds: opts.warmupSeconds } : {}),
+      },
+      workload: workloadFor(opts.promptTokens, opts.outputTokens),
+      sweepRates: opts.sweepRates,
+      sweepArrival: opts.arrival,
+      ...(opts.rates ? { rates: opts.rates } : {}),
+      ...(opts.concurrencies ? { concurrencies: opts.concurrencies } : {}),
+      ...(opts.burstiness !== undefined ? { burstiness: opts.burstiness } : {}),
+      ...(opts.maxConcurrency !== undefined ? { maxConcurrency: opts.maxConcurrency } : {}),
+      ...(opts.inputLens && opts.outputLens
+        ? { grid: { inputLens: opts.inputLens, outputLens: opts.outputLens, numPrompts: opts.numPrompts, workloadFor } }
+        : {}),
+    };
+
+    const createdAt = new Date();
+    const outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));
+    writer = new RunWriter(outDir);
+    const context = {
+      model,
+      engine: sim ? `${engine} (simulated)` : engine,
+      ...(opts.engineVersion ? { engineVersion: opts.engineVersion } : {}),
+      ...((opts.gpu ?? sim?.gpu) ? { gpu: (opts.gpu ?? sim?.gpu) as string } : {}),
+      ...((opts.gpus ?? sim?.gpus) ? { gpus: (opts.gpus ?? sim?.gpus) as number } : {}),
+      ...((opts.quant ?? sim?.quant) ? { quant: (opts.quant ?? sim?.quant) as string } : {}),
+      ...(opts.label ? { label: opts.label } : {}),
+      ...(opts.profile !== 'grid' ? { promptTokens: opts.promptTokens, outputTokens: opts.outputTokens } : {}),
+    };
+    writer.writeJson('manifest.json', {
+      tool: { name: 'inferbench', version: toolVersion() },
+      createdAt: createdAt.toISOString(),
+      node: process.version,
+      command: 'run',
+      options: { ...opts, apiKey: opts.apiKey ? '<redacted>' : undefined },
+      target: { url: opts.target ?? null, simulated: sim !== undefined, sim: sim?.description, api: dialect.name, engine, model, detection },
+      seed: opts.seed,
+    });
+
+    const maxInFlight = Math.max(
+      opts.maxConcurrency ?? 0,
+      ...(opts.concurrencies ?? [1]),
+      opts.profile === 'grid' ? opts.numPrompts : 0,
+      opts.maxConcurrency === undefined && opts.profile !== 'synchronous' && opts.profile !== 'concurrent' ? 4096 : 0,
+    );
+    target = new HttpTarget({ baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
+    const progress = new Progress(io.stderr, opts.progress, plannedStageCount(profileCfg));
+    const health = new HealthMonitor();
+    const w = writer;
+    const runner = createHttpStageRunner({
+      target,
+      dialect,
+      model,
+      forceLength: opts.forceLength && dialect.canForceLength,
+      stream: opts.stream,
+      tokenizer,
+      seed: opts.seed,
+      signal: abort.signal,
+      drainMs: opts.drainSeconds * 1000,
+      ...(opts.extraBody ? { extraBody: opts.extraBody } : {}),
+      onDispatch: () => void progress.counters.dispatched++,
+      onRecord: (r) => {
+        progress.counters.done++;
+        if (r.status !== 'ok') progress.counters.errors++;
+        w.appendRecord(r);
+      },
+    });
+    say(`running ${opts.profile} profile; results in ${outDir}`);
+    const result = await runBenchmark(profileCfg, runner, {
+      signal: abort.signal,
+      ...(opts.slo ? { slo: opts.slo } : {}),
+      onStageStart: (spec, i) => progress.stageStarted(spec, i),
+      onStageEnd: (s) => progress.stageEnded(s),
+    });
+    progress.stop();
+    await writer.close();
+
+    const doc: RunSummaryDoc = {
+      tool: { name: 'inferbench', version: toolVersion() },
+      runId: outDir.split(/[\\/]/).pop() ?? outDir,
+      createdAt: createdAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      layout: opts.profile === 'grid' ? 'grid' : 'sweep',
+      context,
+      target: { ...(opts.target ? { url: opts.target } : {}), api: dialect.name, engine, model, simulated: sim !== undefined, ...(detection !== undefined ? { detection } : {}) },
+      profile: opts.profile,
+      workload: profileCfg.workload.description,
+      windowRules: windowRules(opts),
+      stages: result.stages,
+      health: health.finish(result.stages),
+      interrupted: result.interrupted,
+      notes,
+      outDir,
+    };
+    writer.writeJson('summary.json', doc);
+    const md = renderMarkdownReport(doc);
+    if (opts.formats.includes('md')) writer.writeText('table.md', md);
+    if (opts.formats.includes('csv')) writer.writeText('table.csv', renderCsvReport(doc));
+    if (opts.formats.includes('table')) say(`\n${md}`);
+    say(doc.windowRules);
+    if (doc.health) say(healthLine(doc.health));
+    say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}`);
+    if (opts.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc }, null, 2)}\n`);
+
+    const anyOk = result.stages.some((s) => s.requests.ok > 0);
+    const exitCode = result.interrupted ? 130 : anyOk ? 0 : 1;
+    if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
+    return { doc, exitCode };
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await target?.close();
+    await sim?.close();
+  }
+}
+
+async function resolveApi(
+  opts: RunOptions,
+  baseUrl: string,
+  sim: EmbeddedSim | undefined,
+): Promise<{ dialect: Dialect; model: string; engine: string; detection?: string }> {
+  const auth = opts.apiKey ? { apiKey: opts.apiKey } : {};
+  if (opts.api === 'auto') {
+    const found = await detectEngine(baseUrl, auth);
+    const model = opts.model ?? sim?.model ?? found.model ?? found.models[0];
+    if (!model) throw configError(`the server at ${baseUrl} lists no model`, 'pass --model NAME');
+    const version = found.version ? ` ${found.version}` : '';
+    return {
+      dialect: getDialect(found.api),
+      model,
+      engine: found.engine,
+      detection: `${found.engine}${version}, model ${model}, speaking ${found.api} (${found.evidence}); override with --api`,
+    };
+  }
+  const dialect = getDialect(opts.api);
+  let model = opts.model ?? sim?.model;
+  if (!model) {
+    const models = await listModels(baseUrl, opts.apiKey).catch((err: unknown) => {
+      if (err instanceof InferbenchError && err.code === 'E_CONNECT') throw err;
+      return [] as string[];
+    });
+    model = models[0];
+  }
+  if (!model) throw configError(`could not read a model name from ${baseUrl}/v1/models`, 'pass --model NAME');
+  return { dialect, model, engine: opts.api };
+}
+
+function windowRules(opts: RunOptions): string {
+  const parts = [
+    'window: each row covers its requests from first send to last completion',
+    opts.warmupSeconds ? `; requests sent in the first ${opts.warmupSeconds} s of a row are warm-up and excluded` : '',
+    opts.maxSeconds !== undefined
+      ? `; sending stops after ${opts.maxSeconds} s, requests in flight then get ${opts.drainSeconds} s to finish (later ones are cut and shown as cut, not as failures)`
+      : '',
+    '; percentiles over successful requests, failures shown beside them.',
+  ];
+  return parts.join('');
+}

@@ -1,0 +1,51 @@
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import type { StageSummary } from './summary.js';
+
+/** The client's own health over a run: is the number measured the server's, or the client's limit? */
+export interface ClientHealth {
+  dispatchLagP99Ms: number;
+  eventLoopDelayP99Ms: number;
+  /** Client CPU time / wall time (1 = one core fully busy). */
+  clientCpuShare: number;
+  clientLimited: boolean;
+  warning?: string;
+}
+
+export class HealthMonitor {
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });
+  private readonly cpu0 = process.cpuUsage();
+  private readonly t0 = performance.now();
+
+  constructor() {
+    this.loop.enable();
+  }
+
+  finish(stages: readonly StageSummary[]): ClientHealth {
+    this.loop.disable();
+    const cpu = process.cpuUsage(this.cpu0);
+    const wallMs = performance.now() - this.t0;
+    const share = wallMs > 0 ? (cpu.user + cpu.system) / 1000 / wallMs : 0;
+    const lag = Math.max(0, ...stages.map((s) => s.metrics.dispatchLagMs?.p99 ?? 0));
+    // The histogram is in ns and includes the sampling resolution itself.
+    const loopP99 = this.loop.count > 0 ? Math.max(0, this.loop.percentile(99) / 1e6 - 5) : 0;
+    const reasons: string[] = [];
+    if (lag > 10) reasons.push(`dispatch lag p99 ${lag.toFixed(1)} ms`);
+    if (loopP99 > 20) reasons.push(`event-loop delay p99 ${loopP99.toFixed(1)} ms`);
+    if (share > 0.9) reasons.push(`client CPU ${(share * 100).toFixed(0)}% of a core`);
+    const health: ClientHealth = {
+      dispatchLagP99Ms: lag,
+      eventLoopDelayP99Ms: loopP99,
+      clientCpuShare: share,
+      clientLimited: reasons.length > 0,
+    };
+    if (reasons.length > 0) {
+      health.warning = `the client may be the bottleneck (${reasons.join(', ')}): figures may understate the server`;
+    }
+    return health;
+  }
+}
+
+export function healthLine(h: ClientHealth): string {
+  const base = `client health: dispatch lag p99 ${h.dispatchLagP99Ms.toFixed(2)} ms, event-loop delay p99 ${h.eventLoopDelayP99Ms.toFixed(2)} ms, client CPU ${(h.clientCpuShare * 100).toFixed(0)}%`;
+  return h.warning ? `${base}\nWARNING: ${h.warning}` : base;
+}

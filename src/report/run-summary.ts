@@ -1,0 +1,44 @@
+import type { ClientHealth } from '../metrics/health.js';
+import type { StageSummary } from '../metrics/summary.js';
+import { gridHeader, gridTable, sweepHeader, sweepTable, type TableContext } from './layouts.js';
+import { renderCsv, renderMarkdown } from './table.js';
+
+/** summary.json: everything needed to re-render a run's tables without its requests. */
+export interface RunSummaryDoc {
+  tool: { name: 'inferbench'; version: string };
+  runId: string;
+  createdAt: string;
+  finishedAt: string;
+  layout: 'sweep' | 'grid';
+  context: TableContext;
+  target: {
+    url?: string;
+    api: string;
+    engine: string;
+    model: string;
+    simulated: boolean;
+    detection?: string;
+  };
+  profile: string;
+  workload: string;
+  /** How the measured window is chosen, printed with the results. */
+  windowRules: string;
+  stages: StageSummary[];
+  health?: ClientHealth;
+  interrupted: boolean;
+  notes: string[];
+  outDir?: string;
+}
+
+export function renderMarkdownReport(doc: RunSummaryDoc): string {
+  const header = doc.layout === 'grid' ? gridHeader(doc.context) : sweepHeader(doc.context);
+  const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages);
+  const foot: string[] = [];
+  if (doc.stages.some((s) => s.belowTarget)) foot.push('\\* completed fewer requests per second than the target rate: the server could not keep up.');
+  if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
+  return `${header}\n\n${renderMarkdown(table)}\n${foot.length ? `\n${foot.join('\n')}\n` : ''}`;
+}
+
+export function renderCsvReport(doc: RunSummaryDoc): string {
+  return renderCsv(doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages));
+}
