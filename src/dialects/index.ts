@@ -9,6 +9,7 @@ import { sglang } from './sglang.js';
 import { tgi } from './tgi.js';
 import { triton } from './triton.js';
 import type { ApiName, Dialect } from './types.js';
+export { type DetectedEngine, type DetectOptions, type EngineName, detectEngine, listModels } from './detect.js';
 import { vllmLegacy } from './vllm-legacy.js';
 
 export type {

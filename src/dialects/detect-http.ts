@@ -1,0 +1,98 @@
+import { InferbenchError, configError } from '../core/errors.js';
+import { isObj, oneLine, str } from './_shared.js';
+
+/** Control-plane GETs for detection (global fetch: not the hot path): short timeouts, capped bodies. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+const MAX_BODY = 1 << 20;
+
+export class Prober {
+  readonly base: string;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+
+  constructor(baseUrl: string, opts: { apiKey?: string; timeoutMs?: number }) {
+    this.base = normalizeBase(baseUrl);
+    this.headers = { accept: 'application/json, text/plain;q=0.9' };
+    if (opts.apiKey !== undefined && opts.apiKey !== '') this.headers['authorization'] = `Bearer ${opts.apiKey}`;
+    this.timeoutMs = opts.timeoutMs ?? 3000;
+  }
+
+  /** GET `path`. Connection failures throw; a probe that times out (after the first) is just a miss. */
+  async get(path: string, first = false): Promise<Reply | undefined> {
+    const url = this.base + path;
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      if (isTimeout(err) && !first) return undefined;
+      throw connectError(this.base, err, this.timeoutMs);
+    }
+    const type = res.headers.get('content-type') ?? '';
+    const text = type.includes('html') ? (await res.body?.cancel(), '') : await readCapped(res);
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+}
+
+function normalizeBase(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw configError(`invalid server URL "${baseUrl}"`, 'use e.g. http://127.0.0.1:8000');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw configError(`invalid server URL "${baseUrl}": expected http:// or https://`, 'use e.g. http://127.0.0.1:8000');
+  }
+  // Users often paste the OpenAI base URL; the metadata probes live at the server root.
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}`;
+}
+
+async function readCapped(res: Response): Promise<string> {
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    text += decoder.decode(value, { stream: true });
+    if (size > MAX_BODY) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return text + decoder.decode();
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+}
+
+function connectError(base: string, err: unknown, timeoutMs: number): InferbenchError {
+  if (isTimeout(err)) {
+    return new InferbenchError('E_CONNECT_TIMEOUT', `no answer from ${base} within ${timeoutMs} ms: is the server up and reachable?`, {
+      cause: err,
+    });
+  }
+  const cause = err instanceof Error && isObj(err.cause) ? err.cause : {};
+  const code = str(cause['code']) ?? (err instanceof Error ? err.message : String(err));
+  const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : oneLine(code, 80);
+  return new InferbenchError('E_CONNECT', `cannot connect to ${base} (${what}): start the server or fix the URL (--target)`, {
+    hint: 'check host, port and scheme',
+    cause: err,
+  });
+}
