@@ -1,0 +1,35 @@
+import type { Calibration } from './types.js';
+
+/** Physically motivated starting points and fallbacks for anything the seeds do not cover. */
+export const PRIORS: Calibration = {
+  note: 'priors (research/simulator.md §3, §6.7)',
+  hardware: {
+    'A100-40GB': { etaM: 0.8, etaC: 0.7, linkAlphaUs: 10, linkBetaGBs: 150 },
+    'A100-80GB': { etaM: 0.8, etaC: 0.7, linkAlphaUs: 10, linkBetaGBs: 150 },
+    'L20-48GB': { etaM: 0.85, etaC: 0.7, linkAlphaUs: 20, linkBetaGBs: 20 },
+    L40S: { etaM: 0.8, etaC: 0.6, linkAlphaUs: 20, linkBetaGBs: 20 },
+    H100: { etaM: 0.8, etaC: 0.65, linkAlphaUs: 8, linkBetaGBs: 250 },
+    H200: { etaM: 0.8, etaC: 0.65, linkAlphaUs: 8, linkBetaGBs: 250 },
+    'RTX-4090': { etaM: 0.85, etaC: 0.6, linkAlphaUs: 35, linkBetaGBs: 10 },
+  },
+  engines: {
+    'vllm-0.2': { c0Ms: 3, cSeqUs: 120, tApiMs: 5 },
+    'vllm-v0': { c0Ms: 1.6, cSeqUs: 40, tApiMs: 11.5 },
+    'vllm-v1': { c0Ms: 1, cSeqUs: 15, tApiMs: 8 },
+    sglang: { c0Ms: 1.2, cSeqUs: 20, tApiMs: 10 },
+    lmdeploy: { c0Ms: 0.6, cSeqUs: 10, tApiMs: 15 },
+    tgi: { c0Ms: 2, cSeqUs: 60, tApiMs: 5 },
+    triton: { c0Ms: 0.5, cSeqUs: 8, tApiMs: 5 },
+    llamacpp: { c0Ms: 0.5, cSeqUs: 30, tApiMs: 2 },
+  },
+  quant: {
+    'legacy:awq': { qc: 0.3, qm: 0.5 },
+    'legacy:gptq-int4': { qc: 0.3, qm: 0.5 },
+    'legacy:gptq-int8': { qc: 0.4, qm: 0.6 },
+    'modern:awq': { qc: 0.8, qm: 0.8 },
+    'modern:gptq-int4': { qc: 0.8, qm: 0.8 },
+    'modern:gptq-int8': { qc: 0.7, qm: 0.8 },
+  },
+  etaMoe: 0.5,
+  fitted: [],
+};

@@ -1,0 +1,39 @@
+/** Fitted (or prior) physical constants. Keys: hardware calibration key, engine profile key, `family:quant`. */
+export interface HardwareCal {
+  /** Streaming-bandwidth efficiency (weights, KV). */
+  etaM: number;
+  /** Dense GEMM compute efficiency. */
+  etaC: number;
+  /** All-reduce fixed latency per call. */
+  linkAlphaUs: number;
+  /** All-reduce effective bus bandwidth for large (prefill) messages. */
+  linkBetaGBs: number;
+}
+
+export interface EngineCal {
+  /** Host time per step (scheduler, input prep, sampler sync). */
+  c0Ms: number;
+  /** Host time per scheduled sequence per step. */
+  cSeqUs: number;
+  /** Per-request API overhead (HTTP parse, tokenize, first-chunk egress), split ingest/egress by the profile. */
+  tApiMs: number;
+}
+
+export interface QuantCal {
+  /** Quantized-GEMM compute efficiency relative to fp16. */
+  qc: number;
+  /** Weight-streaming efficiency of the dequantizing kernels relative to fp16. */
+  qm: number;
+}
+
+export interface Calibration {
+  /** Free text: where the numbers came from. */
+  note: string;
+  hardware: Record<string, HardwareCal>;
+  engines: Record<string, EngineCal>;
+  quant: Record<string, QuantCal>;
+  /** Fused-MoE GEMM efficiency relative to dense GEMMs. */
+  etaMoe: number;
+  /** Keys that were fitted on seed data (the rest are priors). */
+  fitted: string[];
+}

@@ -1,0 +1,88 @@
+import { configError } from '../../core/errors.js';
+import { BUILTIN_HARDWARE, QUANT_NAMES, parseQuant } from './hardware.js';
+import { BUILTIN_MODELS } from './models.js';
+import type { HardwareSpec, ModelSpec, QuantName } from './types.js';
+
+/** Lookup key: case-insensitive, punctuation and spaces ignored ("A100 40G" = "a100-40g"). */
+export function catalogKey(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9.]/g, '').replace(/\./g, 'p');
+}
+
+const models = new Map<string, ModelSpec>();
+const hardware = new Map<string, HardwareSpec>();
+
+function index<T extends { name: string; aliases?: string[] }>(map: Map<string, T>, spec: T): void {
+  for (const n of [spec.name, ...(spec.aliases ?? [])]) map.set(catalogKey(n), spec);
+}
+
+for (const m of BUILTIN_MODELS) index(models, m);
+for (const h of BUILTIN_HARDWARE) index(hardware, h);
+
+/** Add (or replace) a model; later registrations win. */
+export function registerModel(spec: ModelSpec): void {
+  validateModel(spec);
+  index(models, spec);
+}
+
+export function registerHardware(spec: HardwareSpec): void {
+  if (!(spec.tflops > 0 && spec.memGiB > 0 && spec.bwGBs > 0)) {
+    throw configError(`hardware ${spec.name}: tflops, memGiB and bwGBs must be positive`);
+  }
+  index(hardware, spec);
+}
+
+export function listModels(): string[] {
+  return [...new Set([...models.values()].map((m) => m.name))].sort();
+}
+
+export function listHardware(): string[] {
+  return [...new Set([...hardware.values()].map((h) => h.name))].sort();
+}
+
+export interface ResolvedModel {
+  /** The name as the user gave it (what /v1/models reports). */
+  name: string;
+  spec: ModelSpec;
+  /** Quantization implied by the name suffix (-AWQ, -GPTQ-Int8, ...), if any. */
+  impliedQuant?: QuantName;
+}
+
+const QUANT_SUFFIX = /[-_](awq|gptq[-_]?int4|gptq[-_]?int8|gptq)$/i;
+
+export function findModel(name: string): ResolvedModel {
+  const bare = name.trim().replace(/^.*\//, '');
+  const direct = models.get(catalogKey(bare));
+  if (direct) return { name: bare, spec: direct };
+  const m = QUANT_SUFFIX.exec(bare);
+  if (m?.[1]) {
+    const base = models.get(catalogKey(bare.slice(0, m.index)));
+    const q = parseQuant(m[1]);
+    if (base && q) return { name: bare, spec: base, impliedQuant: q };
+  }
+  throw configError(
+    `unknown model "${name}"`,
+    `known models: ${listModels().join(', ')} (a -AWQ / -GPTQ-Int4 / -GPTQ-Int8 suffix selects the quantization; add others with a catalog file)`,
+  );
+}
+
+export function findHardware(name: string): HardwareSpec {
+  const h = hardware.get(catalogKey(name.trim()));
+  if (h) return h;
+  throw configError(`unknown GPU "${name}"`, `known GPUs: ${listHardware().join(', ')}`);
+}
+
+export function findQuant(name: string): QuantName {
+  const q = parseQuant(name);
+  if (q) return q;
+  throw configError(`unknown quantization "${name}"`, `known: ${QUANT_NAMES.join(', ')}`);
+}
+
+export function validateModel(m: ModelSpec): void {
+  const bad: string[] = [];
+  for (const k of ['layers', 'hidden', 'heads', 'kvHeads', 'headDim', 'vocab', 'maxModelLen'] as const) {
+    if (!(Number.isInteger(m[k]) && m[k] > 0)) bad.push(k);
+  }
+  if (!m.moe && !(m.ffn > 0)) bad.push('ffn');
+  if (m.moe && !(m.moe.experts > 0 && m.moe.activeExperts > 0 && m.moe.expertFfn > 0)) bad.push('moe');
+  if (bad.length) throw configError(`model ${m.name}: invalid or missing ${bad.join(', ')}`);
+}

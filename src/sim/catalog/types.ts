@@ -1,0 +1,64 @@
+/** Architecture, hardware and quantization descriptions the cost model reads. */
+
+export interface MoeSpec {
+  experts: number;
+  activeExperts: number;
+  expertFfn: number;
+  /** Width of the always-on shared expert MLP (0 = none). */
+  sharedExpertFfn: number;
+}
+
+export interface ModelSpec {
+  name: string;
+  aliases?: string[];
+  layers: number;
+  hidden: number;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  /** Per-matrix FFN width of the gated MLP (dense models; ignored when `moe` is set). */
+  ffn: number;
+  vocab: number;
+  tiedEmbeddings: boolean;
+  maxModelLen: number;
+  moe?: MoeSpec;
+  source?: string;
+}
+
+export type LinkKind = 'nvlink' | 'pcie' | 'pcie-no-p2p';
+
+export interface HardwareSpec {
+  name: string;
+  aliases?: string[];
+  /** Dense fp16/bf16 tensor peak. */
+  tflops: number;
+  /** Memory per GPU in GiB. */
+  memGiB: number;
+  bwGBs: number;
+  link: LinkKind;
+  /** Calibration key for efficiencies; defaults to `name`. */
+  calibrationKey?: string;
+  source?: string;
+}
+
+export type QuantName = 'fp16' | 'bf16' | 'awq' | 'gptq-int4' | 'gptq-int8';
+
+export interface QuantSpec {
+  name: QuantName;
+  /** Weight bytes per parameter including scales/zeros (g128). */
+  bytesPerWeight: number;
+}
+
+/** Parameter counts derived from a ModelSpec (per whole model, not per GPU). */
+export interface ModelDerived {
+  attnParamsPerLayer: number;
+  /** Dense MLP params per layer (for MoE: shared expert + router only). */
+  mlpParamsPerLayer: number;
+  /** All routed-expert params per layer (0 for dense). */
+  expertParamsPerLayer: number;
+  embeddingParams: number;
+  headParams: number;
+  totalParams: number;
+  /** FFN width active per token (for element-wise and activation estimates). */
+  ffnActive: number;
+}

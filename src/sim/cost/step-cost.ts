@@ -1,0 +1,160 @@
+import type { Calibration } from '../calibrate/types.js';
+import { deriveModel } from '../catalog/models.js';
+import { LINK_PRIORS, QUANTS } from '../catalog/hardware.js';
+import type { HardwareSpec, ModelSpec, QuantName } from '../catalog/types.js';
+import type { EngineProfile } from '../engine/profiles.js';
+
+/** What one step computes. Kept allocation-light: the engine reuses these arrays. */
+export interface BatchSummary {
+  decodeSeqs: number;
+  /** Σ context length over decoding sequences (KV read by attention). */
+  decodeCtxSum: number;
+  prefillCount: number;
+  /** Prior context (already in KV) of each prefill chunk. */
+  prefillPrior: number[];
+  /** New tokens of each prefill chunk (padded length for engines that pad). */
+  prefillTokens: number[];
+  /** Sequences whose logits are computed (decodes + prefills that finish their prompt). */
+  emittingSeqs: number;
+}
+
+export interface StepCostBreakdown {
+  linear: number;
+  attention: number;
+  elementwise: number;
+  comm: number;
+  head: number;
+  host: number;
+  total: number;
+}
+
+const TAU_K = 4e-6; // fixed per-GEMM latency
+const TAU_A = 8e-6; // fixed attention kernel latency
+const ETA_A = 0.5; // attention FLOP efficiency
+
+const soft = (a: number, b: number): number => Math.sqrt(a * a + b * b);
+
+/** Pure per-step cost model (research/simulator.md §3, §6.2b). Returns milliseconds. */
+export class StepCostModel {
+  readonly layers: number;
+  private readonly linFlop: number;
+  private readonly linMem: number;
+  private readonly expFlop: number;
+  private readonly expMem: number;
+  private readonly experts: number;
+  private readonly topK: number;
+  private readonly attFlopPerCtx: number;
+  private readonly attMemPerCtxDecode: number;
+  private readonly attMemPerCtxPrefill: number;
+  private readonly elemPerToken: number;
+  private readonly arAlpha: number;
+  private readonly arPerToken: number;
+  private readonly headFlop: number;
+  private readonly headMem: number;
+  private readonly eagerFloor: number;
+  private readonly c0: number;
+  private readonly cSeq: number;
+  private readonly overlap: boolean;
+  /** Host overhead included (false for pure-roofline what-ifs). */
+  readonly withHost: boolean;
+
+  constructor(
+    model: ModelSpec, hw: HardwareSpec, tp: number, quant: QuantName, eng: EngineProfile, cal: Calibration,
+    opts: { pureRoofline?: boolean } = {},
+  ) {
+    const d = deriveModel(model);
+    const pure = opts.pureRoofline === true;
+    const hc = cal.hardware[hw.calibrationKey ?? hw.name] ?? cal.hardware[hw.name];
+    const link = LINK_PRIORS[hw.link];
+    const etaM = pure ? 1 : (hc?.etaM ?? 0.8);
+    const etaC = pure ? 1 : (hc?.etaC ?? 0.65);
+    const alpha = (hc?.linkAlphaUs ?? link.alphaUs) * 1e-6;
+    const beta = (hc?.linkBetaGBs ?? link.betaGBs) * 1e9;
+    const q = QUANTS[quant];
+    const qc = quant === 'fp16' || quant === 'bf16' || pure ? { qc: 1, qm: 1 } : (cal.quant[`${eng.quantFamily}:${quant}`] ?? { qc: 0.7, qm: 0.8 });
+    const ec = cal.engines[eng.calKey] ?? { c0Ms: 1, cSeqUs: 20, tApiMs: 5 };
+    const PK = hw.tflops * 1e12;
+    const BW = hw.bwGBs * 1e9 * etaM;
+    const denseParams = d.attnParamsPerLayer + d.mlpParamsPerLayer;
+    this.layers = model.layers;
+    this.linFlop = (2 * denseParams) / tp / (etaC * qc.qc * PK);
+    this.linMem = (denseParams * q.bytesPerWeight) / tp / (BW * qc.qm);
+    if (model.moe) {
+      const perExpert = 3 * model.hidden * model.moe.expertFfn;
+      const etaMoe = pure ? 1 : cal.etaMoe;
+      this.expFlop = (2 * model.moe.activeExperts * perExpert) / tp / (etaC * etaMoe * qc.qc * PK);
+      this.expMem = (perExpert * q.bytesPerWeight) / tp / (BW * qc.qm);
+      this.experts = model.moe.experts;
+      this.topK = model.moe.activeExperts;
+    } else {
+      this.expFlop = 0;
+      this.expMem = 0;
+      this.experts = 0;
+      this.topK = 0;
+    }
+    const kvPerLayer = 2 * Math.max(1, model.kvHeads / tp) * model.headDim * 2;
+    const g = Math.pow(model.heads / model.kvHeads, pure ? 0 : eng.gqaGamma);
+    this.attFlopPerCtx = (4 * (model.heads / tp) * model.headDim) / (ETA_A * PK);
+    this.attMemPerCtxDecode = (kvPerLayer * g) / (BW * (pure ? 1 : eng.pagedAttnBw));
+    this.attMemPerCtxPrefill = kvPerLayer / BW;
+    this.elemPerToken = (2 * (14 * model.hidden + (3 * d.ffnActive) / tp)) / BW;
+    this.arAlpha = tp > 1 ? 2 * alpha : 0;
+    this.arPerToken = tp > 1 ? (2 * 2 * ((tp - 1) / tp) * model.hidden * 2) / beta : 0;
+    this.headFlop = (2 * model.hidden * model.vocab) / tp / (etaC * PK);
+    this.headMem = (model.hidden * model.vocab * 2) / tp / BW;
+    this.eagerFloor = eng.eager && !pure ? eng.eager.kernelsPerLayer * eng.eager.launchUs * 1e-6 : 0;
+    this.withHost = !pure;
+    this.c0 = pure ? 0 : ec.c0Ms * 1e-3;
+    this.cSeq = pure ? 0 : ec.cSeqUs * 1e-6;
+    this.overlap = eng.overlapHost;
+  }
+
+  /** Step duration in ms. */
+  stepMs(b: BatchSummary): number {
+    return this.compute(b, null) * 1000;
+  }
+
+  breakdown(b: BatchSummary): StepCostBreakdown {
+    const out: StepCostBreakdown = { linear: 0, attention: 0, elementwise: 0, comm: 0, head: 0, host: 0, total: 0 };
+    out.total = this.compute(b, out) * 1000;
+    return out;
+  }
+
+  private compute(b: BatchSummary, out: StepCostBreakdown | null): number {
+    let T = b.decodeSeqs;
+    for (let i = 0; i < b.prefillCount; i++) T += b.prefillTokens[i] ?? 0;
+    const nSeqs = b.decodeSeqs + b.prefillCount;
+    if (T === 0) return this.c0;
+    let lin = soft(T * this.linFlop, this.linMem) + 4 * TAU_K;
+    if (this.experts > 0) {
+      const touched = this.experts * (1 - Math.pow(1 - this.topK / this.experts, T));
+      lin += soft(T * this.expFlop, touched * this.expMem) + 4 * TAU_K;
+    }
+    let att = 0;
+    if (b.decodeSeqs > 0) {
+      att += soft(b.decodeCtxSum * this.attFlopPerCtx, b.decodeCtxSum * this.attMemPerCtxDecode) + TAU_A;
+    }
+    for (let i = 0; i < b.prefillCount; i++) {
+      const p = b.prefillTokens[i] ?? 0;
+      const s = b.prefillPrior[i] ?? 0;
+      att += soft(p * (s + p / 2) * this.attFlopPerCtx, (s + p) * this.attMemPerCtxPrefill) + TAU_A;
+    }
+    const elem = T * this.elemPerToken + 6 * TAU_K;
+    const layer = Math.max(lin + att + elem, this.eagerFloor);
+    const comm = this.arAlpha + T * this.arPerToken;
+    const head = b.emittingSeqs > 0 ? soft(b.emittingSeqs * this.headFlop, this.headMem) : 0;
+    const gpu = this.layers * (layer + comm) + head;
+    const host = this.c0 + this.cSeq * nSeqs;
+    const total = this.overlap ? Math.max(gpu, host) + 0.1 * Math.min(gpu, host) : gpu + host;
+    if (out) {
+      const L = this.layers;
+      out.linear = L * lin * 1000;
+      out.attention = L * att * 1000;
+      out.elementwise = L * elem * 1000;
+      out.comm = L * comm * 1000;
+      out.head = head * 1000;
+      out.host = host * 1000;
+    }
+    return total;
+  }
+}

@@ -1,0 +1,127 @@
+import { configError } from '../core/errors.js';
+import { DEFAULT_CALIBRATION } from './calibrate/constants.js';
+import type { Calibration } from './calibrate/types.js';
+import { findHardware, findModel, findQuant } from './catalog/registry.js';
+import type { HardwareSpec, ModelSpec, QuantName } from './catalog/types.js';
+import { planMemory } from './cost/memory.js';
+import { StepCostModel } from './cost/step-cost.js';
+import type { SimDriver } from './des/driver.js';
+import { Engine, type EngineConfig } from './engine/engine.js';
+import { type EngineProfile, findEngineProfile } from './engine/profiles.js';
+
+export interface SimEngineOptions {
+  /** vllm (V1) | vllm-legacy (0.2) | vllm-v0 | tgi | sglang | lmdeploy | llamacpp | triton | ollama. */
+  engine: string;
+  model: string;
+  gpu: string;
+  /** Tensor-parallel degree, 1–8. */
+  gpus: number;
+  quant?: string;
+  seed?: number;
+  gpuMemoryUtilization?: number;
+  maxNumSeqs?: number;
+  maxNumBatchedTokens?: number;
+  /** Override the model's context length. */
+  maxModelLen?: number;
+  /** Lognormal σ of per-step jitter (e.g. 0.03); 0/undefined = deterministic steps. */
+  noise?: number;
+  /** Multiplies all engine time; 0 = infinitely fast engine (client-overhead benchmarks). */
+  modelTimeScale?: number;
+  calibration?: Calibration;
+  /** Datasheet peaks, no efficiencies or host overheads (what-if: how optimistic is a roofline?). */
+  pureRoofline?: boolean;
+}
+
+/** Run metadata for manifests and /v1/models. */
+export interface SimEngineDescription {
+  engine: string;
+  engineLabel: string;
+  model: string;
+  gpu: string;
+  gpus: number;
+  quant: QuantName;
+  maxModelLen: number;
+  kvBlocks: number;
+  kvTokens: number;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+  weightsGiBPerGpu: number;
+  /** Engine time constants fitted on seed data (false: priors). */
+  calibrated: boolean;
+  apiOverheadMs: number;
+}
+
+export interface ResolvedSimEngine {
+  description: SimEngineDescription;
+  profile: EngineProfile;
+  model: ModelSpec;
+  hardware: HardwareSpec;
+  config: EngineConfig;
+}
+
+/** Validate options (every problem reported at once) and build the engine configuration. */
+export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
+  const problems: string[] = [];
+  const attempt = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (err) {
+      const e = err as { message: string; hint?: string };
+      problems.push(e.hint ? `${e.message} (${e.hint})` : e.message);
+      return undefined;
+    }
+  };
+  const profile = attempt(() => findEngineProfile(opts.engine));
+  const rm = attempt(() => findModel(opts.model));
+  const hw = attempt(() => findHardware(opts.gpu));
+  const explicitQuant = opts.quant === undefined ? undefined : attempt(() => findQuant(opts.quant as string));
+  const tp = opts.gpus;
+  if (!Number.isInteger(tp) || tp < 1 || tp > 8) problems.push(`gpus must be an integer 1–8, got ${tp}`);
+  const util = opts.gpuMemoryUtilization ?? 0.9;
+  if (!(util > 0 && util <= 1)) problems.push(`gpuMemoryUtilization must be in (0, 1], got ${util}`);
+  const scale = opts.modelTimeScale ?? 1;
+  if (!(scale >= 0 && Number.isFinite(scale))) problems.push(`modelTimeScale must be ≥ 0, got ${scale}`);
+  if (rm && explicitQuant && rm.impliedQuant && explicitQuant !== rm.impliedQuant) {
+    problems.push(`model ${rm.name} implies quantization ${rm.impliedQuant}, but ${explicitQuant} was given`);
+  }
+  if (rm && Number.isInteger(tp) && rm.spec.heads % tp !== 0) {
+    problems.push(`${rm.spec.heads} attention heads of ${rm.spec.name} cannot be split over ${tp} GPUs`);
+  }
+  if (problems.length || !profile || !rm || !hw) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
+  const quant: QuantName = explicitQuant ?? rm.impliedQuant ?? 'fp16';
+  const cal = opts.calibration ?? DEFAULT_CALIBRATION;
+  const maxModelLen = opts.maxModelLen ?? rm.spec.maxModelLen;
+  const maxNumSeqs = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
+  const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? profile.maxNumBatchedTokens(maxModelLen, hw);
+  const mem = planMemory(rm.spec, hw, tp, quant, { gpuMemoryUtilization: util, maxNumBatchedTokens, maxNumSeqs });
+  if (mem.kvBlocks < Math.ceil(Math.min(maxModelLen, 4096) / 16) / 4) {
+    throw configError(
+      `${rm.name} (${quant}) does not fit ${tp}× ${hw.name}: ${mem.weightsGiBPerGpu.toFixed(1)} GiB of weights per GPU leaves ${Math.max(0, mem.kvTokens)} tokens of KV cache`,
+      'use more GPUs, a larger GPU or a quantized model',
+    );
+  }
+  const cost = new StepCostModel(rm.spec, hw, tp, quant, profile, cal, { pureRoofline: opts.pureRoofline === true });
+  const ec = cal.engines[profile.calKey];
+  const tApi = opts.pureRoofline ? 0 : (ec?.tApiMs ?? 5);
+  const config: EngineConfig = {
+    profile, cost, modelName: rm.name, maxModelLen, kvBlocks: mem.kvBlocks, maxNumSeqs, maxNumBatchedTokens,
+    ingestMs: tApi * profile.ingestShare, egressMs: tApi * (1 - profile.ingestShare), timeScale: scale,
+    noiseSigma: opts.noise ?? 0, seed: opts.seed ?? 1,
+  };
+  const description: SimEngineDescription = {
+    engine: profile.id, engineLabel: profile.label, model: rm.name, gpu: hw.name, gpus: tp, quant, maxModelLen,
+    kvBlocks: mem.kvBlocks, kvTokens: mem.kvTokens, maxNumSeqs, maxNumBatchedTokens,
+    weightsGiBPerGpu: Math.round(mem.weightsGiBPerGpu * 100) / 100,
+    calibrated: profile.calibrated && cal.fitted.includes(profile.calKey), apiOverheadMs: tApi,
+  };
+  return { description, profile, model: rm.spec, hardware: hw, config };
+}
+
+export function describeSimEngine(opts: SimEngineOptions): SimEngineDescription {
+  return resolveSimEngine(opts).description;
+}
+
+/** Build a simulated engine on a driver (VirtualDriver for predictions, RealTimeDriver for the HTTP sim). */
+export function createSimEngine(opts: SimEngineOptions, driver: SimDriver): Engine {
+  return new Engine(resolveSimEngine(opts).config, driver);
+}

@@ -1,0 +1,237 @@
+import { Rng } from '../../core/rng.js';
+import type { StepCostModel } from '../cost/step-cost.js';
+import type { SimDriver } from '../des/driver.js';
+import type { SimEngine, SimEngineStats, SimRequestHandle, SimRequestListener, SimRequestSpec } from '../types.js';
+import { BlockManager } from './block-manager.js';
+import type { EngineProfile } from './profiles.js';
+import { type ScheduledBatch, Scheduler } from './scheduler.js';
+import { Deque, type Seq } from './seq.js';
+
+export interface EngineConfig {
+  profile: EngineProfile;
+  cost: StepCostModel;
+  modelName: string;
+  maxModelLen: number;
+  kvBlocks: number;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+  /** Per-request time before the scheduler sees a request (HTTP parse, tokenize). */
+  ingestMs: number;
+  /** Delay between a token's step end and its emission (detokenize, serialize, write). */
+  egressMs: number;
+  /** Multiplies every model/host time; 0 = infinitely fast engine. */
+  timeScale: number;
+  /** Lognormal σ of per-step jitter (0 = deterministic). */
+  noiseSigma: number;
+  seed: number;
+}
+
+/** Thrown by submit() for a prompt the engine cannot take at all (the HTTP front answers 400). */
+export class SimRejectedError extends Error {
+  readonly status = 400;
+  constructor(message: string) {
+    super(message);
+    this.name = 'SimRejectedError';
+  }
+}
+
+/**
+ * Step-level engine: scheduler copy + per-step cost model, driven by any SimDriver. Every decision
+ * depends only on event times, so virtual and real-time runs make identical choices.
+ */
+export class Engine implements SimEngine {
+  readonly maxModelLen: number;
+  readonly modelName: string;
+  private readonly cfg: EngineConfig;
+  private readonly driver: SimDriver;
+  private readonly waiting = new Deque<Seq>();
+  private readonly running: Seq[] = [];
+  private readonly blocks: BlockManager;
+  private readonly scheduler: Scheduler;
+  private readonly rng: Rng;
+  private busy = false;
+  private nextId = 1;
+  private st = {
+    preemptionsTotal: 0, promptTokensTotal: 0, generationTokensTotal: 0, requestsFinishedTotal: 0, stepsTotal: 0,
+    busyMs: 0,
+  };
+
+  constructor(cfg: EngineConfig, driver: SimDriver) {
+    this.cfg = cfg;
+    this.driver = driver;
+    this.maxModelLen = cfg.maxModelLen;
+    this.modelName = cfg.modelName;
+    this.blocks = new BlockManager(cfg.kvBlocks, cfg.profile.watermark);
+    this.scheduler = new Scheduler(
+      cfg.profile, { maxNumSeqs: cfg.maxNumSeqs, maxNumBatchedTokens: cfg.maxNumBatchedTokens },
+      this.waiting, this.running, this.blocks,
+    );
+    this.rng = new Rng(cfg.seed);
+  }
+
+  submit(spec: SimRequestSpec, listener: SimRequestListener): SimRequestHandle {
+    const prompt = Math.max(1, Math.floor(spec.promptTokens));
+    if (prompt > this.maxModelLen) {
+      throw new SimRejectedError(`prompt of ${prompt} tokens does not fit max_model_len ${this.maxModelLen}`);
+    }
+    let target = Math.max(1, Math.floor(spec.maxTokens));
+    let reason: 'length' | 'stop' = 'length';
+    if (!spec.ignoreEos && spec.naturalTokens !== undefined) {
+      const natural = Math.max(1, Math.floor(Math.max(spec.naturalTokens, spec.minTokens ?? 0)));
+      if (natural < target) {
+        target = natural;
+        reason = 'stop';
+      }
+    }
+    // Generation stops at max_model_len, as vLLM does.
+    if (prompt + target > this.maxModelLen) {
+      target = Math.max(1, this.maxModelLen - prompt);
+      reason = 'length';
+    }
+    const seq: Seq = {
+      id: this.nextId++, prompt, target, finishReason: reason, generated: 0, computed: 0, blocks: 0, state: 0,
+      prefillStarted: false, prefillDone: false, preemptions: 0, listener,
+    };
+    const ingest = this.cfg.ingestMs * this.cfg.timeScale;
+    if (ingest > 0) this.driver.schedule(this.driver.now() + ingest, () => this.enqueue(seq));
+    else this.enqueue(seq);
+    return { id: seq.id, cancel: () => this.cancel(seq) };
+  }
+
+  stats(): SimEngineStats {
+    return {
+      running: this.running.length,
+      waiting: this.waiting.length,
+      kvCacheUsage: this.blocks.total > 0 ? this.blocks.used / this.blocks.total : 0,
+      kvBlocksTotal: this.blocks.total,
+      preemptionsTotal: this.st.preemptionsTotal,
+      promptTokensTotal: this.st.promptTokensTotal,
+      generationTokensTotal: this.st.generationTokensTotal,
+      requestsFinishedTotal: this.st.requestsFinishedTotal,
+      stepsTotal: this.st.stepsTotal,
+    };
+  }
+
+  /** Total engine busy time (ms), for utilisation figures. */
+  get busyMs(): number {
+    return this.st.busyMs;
+  }
+
+  private enqueue(seq: Seq): void {
+    if (seq.state !== 0) return; // cancelled while ingesting
+    seq.state = 1;
+    this.waiting.push(seq);
+    this.kick();
+  }
+
+  private cancel(seq: Seq): void {
+    if (seq.state === 3) return;
+    const was = seq.state;
+    seq.state = 3;
+    if (was === 1) this.waiting.remove(seq);
+    if (was === 2) {
+      const i = this.running.indexOf(seq);
+      if (i >= 0) this.running.splice(i, 1);
+    }
+    this.blocks.release(seq);
+    seq.listener.onFinish('abort', this.driver.now());
+  }
+
+  private kick(): void {
+    if (this.busy) return;
+    if (this.waiting.length === 0 && this.running.length === 0) return;
+    this.startStep();
+  }
+
+  private startStep(): void {
+    const now = this.driver.now();
+    let batch: ScheduledBatch | null;
+    for (;;) {
+      batch = this.scheduler.next();
+      if (!batch) return;
+      for (const s of batch.rejected) this.finish(s, 'abort', now);
+      for (const s of batch.preempted) {
+        this.st.preemptionsTotal++;
+        s.listener.onPreempt?.(now);
+      }
+      if (batch.seqs.length > 0) break;
+      if (batch.preempted.length === 0 && batch.rejected.length === 0) return;
+    }
+    for (const s of batch.seqs) {
+      if (!s.prefillStarted) {
+        s.prefillStarted = true;
+        this.st.promptTokensTotal += s.prompt;
+        s.listener.onPrefillStart?.(now);
+      }
+    }
+    let dt = this.cfg.cost.stepMs(batch.summary);
+    if (this.cfg.noiseSigma > 0) {
+      const sg = this.cfg.noiseSigma;
+      dt *= Math.exp(sg * this.rng.normal() - (sg * sg) / 2);
+      // Rare host stalls (GC, Python, driver), so clients see realistic outliers.
+      if (this.rng.next() < 1e-3) dt += 20 + this.rng.next() * 180;
+    }
+    dt *= this.cfg.timeScale;
+    this.busy = true;
+    this.st.stepsTotal++;
+    this.st.busyMs += dt;
+    const b = batch;
+    this.driver.schedule(now + dt, () => this.endStep(b));
+  }
+
+  private endStep(b: ScheduledBatch): void {
+    const now = this.driver.now();
+    const emitAt = now + this.cfg.egressMs * this.cfg.timeScale;
+    const emitted: Seq[] = [];
+    const indexes: number[] = [];
+    let finishedAny = false;
+    for (let i = 0; i < b.seqs.length; i++) {
+      const s = b.seqs[i] as Seq;
+      if (s.state !== 2) continue; // cancelled or preempted meanwhile
+      s.computed += b.tokens[i] as number;
+      if (s.computed < s.prompt + s.generated) continue; // partial prefill chunk
+      if (!s.prefillDone) {
+        s.prefillDone = true;
+        s.listener.onPrefillEnd?.(now);
+      }
+      emitted.push(s);
+      indexes.push(s.generated);
+      s.generated++;
+      this.st.generationTokensTotal++;
+      if (s.generated >= s.target) {
+        s.state = 3;
+        this.blocks.release(s);
+        this.st.requestsFinishedTotal++;
+        finishedAny = true;
+      }
+    }
+    if (finishedAny) {
+      let w = 0;
+      for (const s of this.running) if (s.state === 2) this.running[w++] = s;
+      this.running.length = w;
+    }
+    if (emitted.length > 0) {
+      if (emitAt > now) this.driver.schedule(emitAt, () => this.emit(emitted, indexes, emitAt));
+      else this.emit(emitted, indexes, now);
+    }
+    this.busy = false;
+    this.kick();
+  }
+
+  private emit(seqs: Seq[], indexes: number[], at: number): void {
+    for (let i = 0; i < seqs.length; i++) {
+      const s = seqs[i] as Seq;
+      const idx = indexes[i] as number;
+      // A cancelled request stops streaming (a finished one has generated === target).
+      if (s.state === 3 && s.generated < s.target) continue;
+      s.listener.onToken(idx, at);
+      if (idx === s.target - 1) s.listener.onFinish(s.finishReason, at);
+    }
+  }
+
+  private finish(s: Seq, reason: 'abort', at: number): void {
+    s.state = 3;
+    this.blocks.release(s);
+    s.listener.onFinish(reason, at);
+  }
+}

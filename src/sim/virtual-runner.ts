@@ -1,0 +1,195 @@
+import { configError } from '../core/errors.js';
+import { createArrivalProcess } from '../load/arrivals.js';
+import type { StageResult, StageRunner, StageSpec } from '../load/types.js';
+import type { RequestRecord } from '../metrics/record.js';
+import { type ResolvedSimEngine, type SimEngineDescription, type SimEngineOptions, resolveSimEngine } from './create.js';
+import { VirtualDriver } from './des/virtual-driver.js';
+import { Engine, SimRejectedError } from './engine/engine.js';
+import type { SimEngineStats } from './types.js';
+
+export interface VirtualRunnerOptions {
+  /** Seeds arrivals and engine noise. */
+  seed?: number;
+}
+
+export interface VirtualStageRunner extends StageRunner {
+  readonly description: SimEngineDescription;
+  /** Engine counters of the last stage run. */
+  lastStats(): SimEngineStats | undefined;
+}
+
+/**
+ * Runs stages against the simulated engine in virtual time: the same records a real client would
+ * compute, in milliseconds of CPU. Stages follow each other on one virtual timeline.
+ */
+export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: VirtualRunnerOptions = {}): VirtualStageRunner {
+  const resolved = resolveSimEngine(engineOptions);
+  const seed = opts.seed ?? engineOptions.seed ?? 1;
+  let clockMs = 0;
+  let stats: SimEngineStats | undefined;
+  return {
+    description: resolved.description,
+    lastStats: () => stats,
+    runStage(spec: StageSpec, index: number, firstRequestId: number): Promise<StageResult> {
+      try {
+        const r = runVirtualStage(resolved, spec, index, firstRequestId, clockMs, seed + index * 7919);
+        clockMs = r.result.endedAtMs;
+        stats = r.stats;
+        return Promise.resolve(r.result);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+  };
+}
+
+interface Pending {
+  scheduledAtMs: number;
+}
+
+export function runVirtualStage(
+  resolved: ResolvedSimEngine, spec: StageSpec, index: number, firstRequestId: number, startMs: number, seed: number,
+): { result: StageResult; stats: SimEngineStats } {
+  const { limits } = spec;
+  const maxRequests = limits.maxRequests ?? Infinity;
+  if (maxRequests === Infinity && limits.maxSeconds === undefined) {
+    throw configError(`stage ${spec.label}: needs maxRequests or maxSeconds`);
+  }
+  if (spec.kind === 'burst' && maxRequests === Infinity) throw configError(`stage ${spec.label}: a burst needs maxRequests`);
+  const driver = new VirtualDriver(startMs);
+  const engine = new Engine({ ...resolved.config, seed }, driver);
+  const t0 = startMs;
+  const deadline = limits.maxSeconds !== undefined ? t0 + limits.maxSeconds * 1000 : Infinity;
+  const warmupEnd = t0 + (limits.warmupSeconds ?? 0) * 1000;
+  const cap = spec.kind === 'closed' ? spec.concurrency : (spec.maxConcurrency ?? Infinity);
+  const records: RequestRecord[] = [];
+  const queue: Pending[] = [];
+  const live = new Map<number, { cancel(): void }>();
+  let sent = 0;
+  let inFlight = 0;
+  let arrivalsDone = false;
+  let stopped = false;
+  let endedAt = t0;
+
+  const canSend = (): boolean => !stopped && sent < maxRequests && driver.now() < deadline;
+
+  const send = (scheduledAtMs: number): void => {
+    const k = sent++;
+    const id = firstRequestId + k;
+    const item = spec.workload.item(id);
+    const sentAtMs = driver.now();
+    const rec: RequestRecord = {
+      id, stage: index, warmup: sentAtMs < warmupEnd, status: 'ok', scheduledAtMs, sentAtMs,
+      dispatchLagMs: sentAtMs - scheduledAtMs, endAtMs: sentAtMs, chunkGapsMs: [], chunks: 0,
+      requestedPromptTokens: item.promptTokens, requestedOutputTokens: item.outputTokens,
+      promptTokens: item.promptTokens, outputTokens: 0, tokenCountSource: 'server-usage',
+      promptTokenSource: 'server-usage', clientPromptTokens: item.promptTokens,
+    };
+    inFlight++;
+    let last = 0;
+    const done = (at: number): void => {
+      live.delete(id);
+      inFlight--;
+      rec.endAtMs = at;
+      rec.e2eMs = at - sentAtMs;
+      rec.queuedE2eMs = at - scheduledAtMs;
+      if (rec.outputTokens > 0) {
+        rec.latencyPerTokenMs = rec.e2eMs / (rec.promptTokens + rec.outputTokens);
+        rec.latencyPerOutputTokenMs = rec.e2eMs / rec.outputTokens;
+      }
+      if (at > endedAt) endedAt = at;
+      records.push(rec);
+      next();
+    };
+    try {
+      const h = engine.submit(
+        { promptTokens: item.promptTokens, maxTokens: item.outputTokens, ignoreEos: true },
+        {
+          onToken(i, at) {
+            if (i === 0) {
+              rec.firstTokenAtMs = at;
+              rec.ttftMs = at - sentAtMs;
+            } else {
+              rec.chunkGapsMs.push(at - last);
+            }
+            last = at;
+            rec.lastTokenAtMs = at;
+            rec.chunks++;
+            rec.outputTokens++;
+          },
+          onFinish(reason, at) {
+            rec.finishReason = reason;
+            if (reason === 'abort') {
+              rec.status = stopped ? 'incomplete' : 'error';
+              rec.error = stopped
+                ? { code: 'E_ABORTED', message: 'stage time limit reached' }
+                : { code: 'E_HTTP_STATUS', message: 'request larger than the KV cache', httpStatus: 400 };
+            } else if (rec.outputTokens > 1 && rec.firstTokenAtMs !== undefined) {
+              rec.itlMs = (at - rec.firstTokenAtMs) / (rec.outputTokens - 1);
+            }
+            done(at);
+          },
+        },
+      );
+      live.set(id, h);
+    } catch (err) {
+      if (!(err instanceof SimRejectedError)) throw err;
+      rec.status = 'error';
+      rec.error = { code: 'E_HTTP_STATUS', message: err.message, httpStatus: 400 };
+      done(sentAtMs);
+    }
+  };
+
+  // Called when a slot frees (and at the start): fill it from the client queue or the closed loop.
+  function next(): void {
+    if (spec.kind === 'closed') {
+      if (canSend()) send(driver.now());
+      return;
+    }
+    while (queue.length > 0 && inFlight < cap && canSend()) send((queue.shift() as Pending).scheduledAtMs);
+  }
+
+  if (spec.kind === 'closed') {
+    for (let i = 0; i < spec.concurrency && canSend(); i++) send(t0);
+    arrivalsDone = true;
+  } else if (spec.kind === 'burst') {
+    for (let i = 0; i < maxRequests; i++) queue.push({ scheduledAtMs: t0 });
+    arrivalsDone = true;
+    next();
+  } else {
+    const arrivals = createArrivalProcess({ kind: spec.arrival, rate: spec.rate, seed, ...(spec.burstiness !== undefined ? { burstiness: spec.burstiness } : {}) });
+    let planned = 0;
+    const scheduleNext = (): void => {
+      if (planned >= maxRequests) {
+        arrivalsDone = true;
+        return;
+      }
+      const at = t0 + arrivals.next();
+      if (at >= deadline) {
+        arrivalsDone = true;
+        return;
+      }
+      planned++;
+      driver.schedule(at, () => {
+        queue.push({ scheduledAtMs: at });
+        next();
+        scheduleNext();
+      });
+    };
+    scheduleNext();
+  }
+  if (deadline !== Infinity) {
+    driver.schedule(deadline, () => {
+      if (inFlight === 0 && arrivalsDone) return;
+      stopped = true;
+      queue.length = 0;
+      for (const h of [...live.values()]) h.cancel();
+    });
+  }
+  driver.runWhile(() => !(arrivalsDone && inFlight === 0 && (queue.length === 0 || !canSend())));
+  records.sort((a, b) => a.endAtMs - b.endAtMs || a.id - b.id);
+  return {
+    result: { spec, index, records, startedAtMs: t0, endedAtMs: endedAt, interrupted: false },
+    stats: engine.stats(),
+  };
+}
