@@ -54,6 +54,7 @@ export class MetaInfoParser implements StreamParser {
   private prevText = '';
   private prevTokens = 0;
   private finished = false;
+  private textMode: 'cumulative' | 'delta' | undefined;
   private done = false;
 
   constructor(req: GenerationRequest | undefined, mayBeCumulative: boolean) {
@@ -105,7 +106,12 @@ export class MetaInfoParser implements StreamParser {
   private cumulative(ids: unknown, total: number | undefined, raw: string): boolean {
     if (!this.mayBeCumulative) return false;
     if (Array.isArray(ids) && total !== undefined) return ids.length === total;
-    return raw.startsWith(this.prevText);
+    // No ids (2024 builds): decide once, on the first event that can tell, so that a delta which merely
+    // repeats the text so far (" the" after " the") is not mistaken for a cumulative no-op.
+    if (this.textMode === undefined && this.prevText !== '' && raw !== this.prevText) {
+      this.textMode = raw.startsWith(this.prevText) ? 'cumulative' : 'delta';
+    }
+    return this.textMode !== 'delta';
   }
 
   /** A body cut after the finish event but before [DONE] still delivered everything. */

@@ -72,7 +72,7 @@ class TgiParser implements StreamParser {
         }
       }
     }
-    return ev;
+    return ev.tokens === undefined && ev.done === undefined ? null : ev;
   }
 
   end(): FrameEvent | null {

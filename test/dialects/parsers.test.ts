@@ -203,3 +203,11 @@ describe('triton', () => {
     ).toEqual([null, { error: { message: "in ensemble 'ensemble', Encountered error for requestId 1" } }]);
   });
 });
+
+describe('sglang without output_ids, incremental mode', () => {
+  it('a delta that repeats the text so far is not swallowed', () => {
+    const ev = (text: string, n: number) => `{"text":"${text}","meta_info":{"prompt_tokens":2,"completion_tokens":${n},"finish_reason":null}}`;
+    expect(feed('sglang', [ev(' the', 1), ev(' cat', 2), ev(' the', 3)]).map((e) => e?.text)).toEqual([' the', ' cat', ' the']);
+    expect(feed('sglang', [ev(' the', 1), ev(' the the', 2), ev(' the the cat', 3)]).map((e) => e?.text)).toEqual([' the', ' the', ' cat']);
+  });
+});
