@@ -5,7 +5,6 @@ import {
   errorMessage,
   errorOf,
   isObj,
-  jsonHeaders,
   mergeExtra,
   normFinish,
   parseErrorEvent,
