@@ -14,7 +14,7 @@ import { HttpTarget } from '../transport/http.js';
 import { createSyntheticWorkload } from '../workload/synthetic.js';
 import { loadApproxTokenizer } from '../workload/tokenizer.js';
 import { Progress } from './progress.js';
-import { startDefaultSim, type EmbeddedSim } from './embedded-sim.js';
+import type { EmbeddedSim } from './embedded-sim.js';
 import { toolVersion } from './version.js';
 
 export interface RunOutcome {
@@ -46,6 +46,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   try {
     let baseUrl = opts.target;
     if (!baseUrl) {
+      const { startDefaultSim } = await import('./embedded-sim.js');
       sim = await startDefaultSim(opts);
       baseUrl = sim.url;
       say(`target: built-in simulator — ${sim.description} at ${sim.url} (pass --target URL to measure a real server)`);

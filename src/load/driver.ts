@@ -10,6 +10,8 @@ export type ExecuteRequest = (req: {
   /** Index into the stage's workload. */
   itemIndex: number;
   scheduledAtMs: number;
+  /** Time this request waited for a client concurrency slot before it could be sent. */
+  clientQueueMs: number;
   warmup: boolean;
   spec: StageSpec;
 }) => Promise<RequestRecord>;
@@ -52,13 +54,13 @@ export async function runStageRealtime(
   let slotWaiter: (() => void) | undefined;
   const stopped = (): boolean => opts.signal?.aborted === true || realClock.now() >= deadline;
 
-  const launch = (itemIndex: number, scheduledAtMs: number): Promise<void> => {
+  const launch = (itemIndex: number, scheduledAtMs: number, clientQueueMs = 0): Promise<void> => {
     const id = firstRequestId + dispatched++;
     inFlight++;
     opts.onDispatch?.();
     const warmup = scheduledAtMs < warmupEnd && warmupSeconds > 0;
     const p = opts
-      .execute({ id, stage: index, itemIndex, scheduledAtMs, warmup, spec })
+      .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec })
       .then((record) => {
         records.push(record);
         opts.onRecord?.(record);
@@ -93,9 +95,14 @@ export async function runStageRealtime(
       const target = startedAtMs + arrivals.next();
       if (target >= deadline) break;
       if (target > realClock.now() + 0.05) await sleepUntil(target, opts.signal);
-      if (cap !== Infinity) await waitForSlot(cap);
+      let queuedMs = 0;
+      if (cap !== Infinity && inFlight >= cap) {
+        const waitStart = realClock.now();
+        await waitForSlot(cap);
+        queuedMs = realClock.now() - Math.max(waitStart, target);
+      }
       if (stopped()) break;
-      void launch(dispatched, target);
+      void launch(dispatched, target, Math.max(0, queuedMs));
     }
   }
 

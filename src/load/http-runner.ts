@@ -25,6 +25,7 @@ export interface HttpRunnerOptions {
 /** A StageRunner that sends real HTTP requests through one dialect. */
 export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
   const { target, dialect } = opts;
+  opts.signal?.addEventListener('abort', () => target.abortAll(), { once: true });
   return {
     runStage(spec, index, firstRequestId) {
       return runStageRealtime(spec, index, firstRequestId, {
@@ -34,7 +35,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
         ...(opts.onDispatch ? { onDispatch: opts.onDispatch } : {}),
         ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}),
         cancelInFlight: () => target.abortAll(),
-        execute: async ({ id, stage, itemIndex, scheduledAtMs, warmup }) => {
+        execute: async ({ id, stage, itemIndex, scheduledAtMs, clientQueueMs, warmup }) => {
           const item = spec.workload.item(itemIndex);
           const request: GenerationRequest = {
             model: opts.model,
@@ -51,6 +52,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
             stage,
             warmup,
             scheduledAtMs,
+            clientQueueMs,
             item,
             ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
             interrupted: opts.signal?.aborted === true,

@@ -8,6 +8,8 @@ export interface RecordContext {
   stage: number;
   warmup: boolean;
   scheduledAtMs: number;
+  /** Time spent waiting for a client concurrency slot. */
+  clientQueueMs: number;
   item: WorkItem;
   /** Used only when the server reports no output count. */
   tokenizer?: Tokenizer;
@@ -60,6 +62,7 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
     scheduledAtMs: ctx.scheduledAtMs,
     sentAtMs: ex.sentAtMs,
     dispatchLagMs: ex.sentAtMs - ctx.scheduledAtMs,
+    clientQueueMs: ctx.clientQueueMs,
     endAtMs: ex.endAtMs,
     chunkGapsMs,
     chunks: times.length,

@@ -3,6 +3,7 @@ import type { StageSummary } from './summary.js';
 
 /** The client's own health over a run: is the number measured the server's, or the client's limit? */
 export interface ClientHealth {
+  /** Send time minus target time, less any wait for a concurrency slot: the client's own lateness. */
   dispatchLagP99Ms: number;
   eventLoopDelayP99Ms: number;
   /** Client CPU time / wall time (1 = one core fully busy). */
@@ -25,7 +26,8 @@ export class HealthMonitor {
     const cpu = process.cpuUsage(this.cpu0);
     const wallMs = performance.now() - this.t0;
     const share = wallMs > 0 ? (cpu.user + cpu.system) / 1000 / wallMs : 0;
-    const lag = Math.max(0, ...stages.map((s) => s.metrics.dispatchLagMs?.p99 ?? 0));
+    // Waiting for a client concurrency slot is queueing the user asked for, not client lag.
+    const lag = Math.max(0, ...stages.map((s) => s.metrics.timerLagMs?.p99 ?? 0));
     // The histogram is in ns and includes the sampling resolution itself.
     const loopP99 = this.loop.count > 0 ? Math.max(0, this.loop.percentile(99) / 1e6 - 5) : 0;
     const reasons: string[] = [];

@@ -17,6 +17,8 @@ export interface RequestRecord {
   scheduledAtMs: number;
   sentAtMs: number;
   dispatchLagMs: number;
+  /** Part of dispatchLagMs spent waiting for a client concurrency slot (the rest is the client's timer lag). */
+  clientQueueMs: number;
   headersAtMs?: number;
   firstTokenAtMs?: number;
   lastTokenAtMs?: number;

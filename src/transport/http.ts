@@ -83,18 +83,16 @@ export class HttpTarget {
         settled = true;
         if (totalTimer) clearTimeout(totalTimer);
         if (controller) this.inFlight.delete(controller);
-        signal?.removeEventListener('abort', onAbort);
         ex.endAtMs = performance.now();
         if (Number.isNaN(ex.sentAtMs)) ex.sentAtMs = ex.endAtMs;
         if (ex.contentTimesMs.length > 0 && allFramesCounted) ex.frameTokens = countedTokens;
         resolve(ex);
       };
-      const onAbort = (): void => controller?.abort(new InferbenchError('E_ABORTED', 'run stopped'));
+      // One listener per request would pile up on a shared signal; a stop goes through abortAll() instead.
       if (signal?.aborted) {
         fail('E_ABORTED', 'run stopped before the request was sent');
         return finish();
       }
-      signal?.addEventListener('abort', onAbort, { once: true });
 
       const headers: Record<string, string> = { ...plan.headers };
       if (this.authHeader) headers['authorization'] = this.authHeader;

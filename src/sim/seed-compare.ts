@@ -1,0 +1,203 @@
+import type { StageSpec } from '../load/types.js';
+import type { RequestRecord } from '../metrics/record.js';
+import type { Workload } from '../workload/types.js';
+import type { Calibration } from './calibrate/types.js';
+import { type ResolvedSimEngine, type SimEngineOptions, resolveSimEngine } from './create.js';
+import type { SeedGridTable, SeedSweepTable, SeedTable } from './seeds.js';
+import { runVirtualStage } from './virtual-runner.js';
+
+/**
+ * Assumptions about how the seed tables were measured (documented, not fitted):
+ * - grid throughput columns: N = 1000 prompts sent at once (vLLM 0.2 benchmark default);
+ * - grid latency columns: one request at a time (Little's law on the published numbers gives 2–40
+ *   requests in flight, inconsistent with a 1000-prompt burst), divided by the requested output length;
+ * - TGI grid rows stop at EOS: the workload uses the published mean output (output tok/s ÷ req/s);
+ * - sweep `throughput` row: a burst of 200 requests; `asynchronous@R`: constant rate R for 60 s.
+ */
+export const SEED_ASSUMPTIONS = {
+  gridBurstRequests: 1000,
+  syncRequests: 3,
+  sweepBurstRequests: 200,
+  sweepAsyncSeconds: 60,
+};
+
+export type SeedRole = 'fit' | 'check' | 'excluded';
+
+export interface SeedMetric {
+  metric: string;
+  unit: string;
+  published: number;
+  role: SeedRole;
+  note?: string;
+  pick: (s: StageSummary) => number;
+}
+
+/** One simulated stage and the published figures it is compared with. */
+export interface SeedScenario {
+  table: string;
+  row: string;
+  engine: SimEngineOptions;
+  stage: StageSpec;
+  metrics: SeedMetric[];
+}
+
+export interface SeedComparisonRow {
+  table: string;
+  row: string;
+  metric: string;
+  unit: string;
+  published: number;
+  predicted: number;
+  /** (predicted − published) / published × 100. */
+  errorPct: number;
+  role: SeedRole;
+  note?: string;
+}
+
+export interface StageSummary {
+  reqPerS: number;
+  outTokPerS: number;
+  latencyS: number;
+  ttftMs: number;
+  itlMs: number;
+  latPerTokenMs: number;
+  latPerOutputTokenMs: number;
+}
+
+const fixedWorkload = (prompt: number, output: number): Workload => ({
+  description: `fixed ${prompt}/${output}`,
+  item: () => ({ prompt: '', promptTokens: prompt, promptTokenSource: 'client-tokenizer', outputTokens: output }),
+});
+
+export function summarizeRecords(records: RequestRecord[]): StageSummary {
+  const ok = records.filter((r) => r.status === 'ok' && !r.warmup);
+  const mean = (f: (r: RequestRecord) => number | undefined): number => {
+    const v = ok.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    return v.length ? v.reduce((a, b) => a + b, 0) / v.length : NaN;
+  };
+  const first = Math.min(...ok.map((r) => r.sentAtMs));
+  const last = Math.max(...ok.map((r) => r.endAtMs));
+  const dur = (last - first) / 1000;
+  const outTok = ok.reduce((a, r) => a + r.outputTokens, 0);
+  return {
+    reqPerS: ok.length / dur,
+    outTokPerS: outTok / dur,
+    latencyS: mean((r) => r.e2eMs) / 1000,
+    ttftMs: mean((r) => r.ttftMs),
+    itlMs: mean((r) => r.itlMs),
+    latPerTokenMs: mean((r) => (r.e2eMs ?? NaN) / (r.requestedPromptTokens + r.requestedOutputTokens)),
+    latPerOutputTokenMs: mean((r) => (r.e2eMs ?? NaN) / r.requestedOutputTokens),
+  };
+}
+
+export function seedEngineName(engine: string, version?: string): string {
+  const e = engine.toLowerCase();
+  if (e.startsWith('vllm')) return version && /^0\.[0-3]\./.test(`${version}.`) ? 'vllm-0.2' : 'vllm-v0';
+  if (e.startsWith('tgi') || e.includes('text-generation')) return 'tgi';
+  if (e.startsWith('sglang')) return 'sglang';
+  if (e.startsWith('lmdeploy')) return 'lmdeploy';
+  return e;
+}
+
+function gridScenarios(t: SeedGridTable, cal?: Calibration): SeedScenario[] {
+  const engineName = seedEngineName(t.engine, t.engineVersion);
+  const engine: SimEngineOptions = { engine: engineName, model: t.model, gpu: t.gpu, gpus: t.gpus, ...(cal ? { calibration: cal } : {}) };
+  const maxLen = resolveSimEngine(engine).description.maxModelLen;
+  const table = `${t.model} ${t.gpus}x${t.gpu} ${t.engine} ${t.engineVersion ?? ''}`.trim();
+  const out: SeedScenario[] = [];
+  for (const r of t.rows) {
+    const label = `${r.inputLen}/${r.outputLen}`;
+    const out_ = engineName === 'tgi' ? Math.max(1, Math.round(r.outTokPerS / r.reqPerS)) : r.outputLen;
+    const excluded = r.inputLen >= maxLen ? `prompt fills max_model_len ${maxLen}` : undefined;
+    const role: SeedRole = excluded ? 'excluded' : 'fit';
+    const note = excluded ?? (engineName === 'tgi' ? `TGI stops at EOS: ${out_} output tokens assumed` : undefined);
+    const n = (x: SeedMetric): SeedMetric => (note ? { ...x, note } : x);
+    out.push({
+      table, row: label, engine,
+      stage: { kind: 'burst', label, limits: { maxRequests: SEED_ASSUMPTIONS.gridBurstRequests }, workload: fixedWorkload(r.inputLen, out_) },
+      metrics: [
+        n({ metric: 'req/s', unit: 'req/s', published: r.reqPerS, role: engineName === 'tgi' ? 'check' : role, pick: (s) => s.reqPerS }),
+        n({ metric: 'output tok/s', unit: 'tok/s', published: r.outTokPerS, role: engineName === 'tgi' ? role : 'check', pick: (s) => s.outTokPerS }),
+      ],
+    });
+    out.push({
+      table, row: label, engine,
+      stage: { kind: 'closed', concurrency: 1, label, limits: { maxRequests: SEED_ASSUMPTIONS.syncRequests }, workload: fixedWorkload(r.inputLen, out_) },
+      metrics: [
+        n({ metric: 'latency/token', unit: 'ms', published: r.latPerTokenMs, role: excluded ? 'excluded' : 'check', pick: (s) => s.latPerTokenMs }),
+        n({ metric: 'latency/output token', unit: 'ms', published: r.latPerOutputTokenMs, role, pick: (s) => s.latPerOutputTokenMs }),
+      ],
+    });
+  }
+  return out;
+}
+
+function sweepScenarios(t: SeedSweepTable, cal?: Calibration): SeedScenario[] {
+  const engine: SimEngineOptions = {
+    engine: seedEngineName(t.engine), model: t.model, gpu: t.gpu, gpus: t.gpus, ...(cal ? { calibration: cal } : {}),
+  };
+  const table = `${t.model} ${t.gpus}x${t.gpu} ${t.engine}`;
+  const wl = fixedWorkload(t.promptTokens, t.outputTokens);
+  return t.rows.map((r) => {
+    let stage: StageSpec;
+    const fitSet = new Set<string>();
+    if (r.kind === 'synchronous') {
+      stage = { kind: 'closed', concurrency: 1, label: r.label, limits: { maxRequests: SEED_ASSUMPTIONS.syncRequests }, workload: wl };
+      fitSet.add('TTFT').add('ITL');
+    } else if (r.kind === 'throughput') {
+      stage = { kind: 'burst', label: r.label, limits: { maxRequests: SEED_ASSUMPTIONS.sweepBurstRequests }, workload: wl };
+      fitSet.add('output tok/s');
+    } else {
+      const rate = r.targetRate ?? r.reqPerS;
+      stage = {
+        kind: 'open', arrival: 'constant', rate, label: r.label,
+        limits: { maxRequests: Math.max(20, Math.round(rate * SEED_ASSUMPTIONS.sweepAsyncSeconds)) }, workload: wl,
+      };
+    }
+    const role = (m: string): SeedRole => (!r.valid ? 'excluded' : fitSet.has(m) ? 'fit' : 'check');
+    const mk = (metric: string, unit: string, published: number, pick: (s: StageSummary) => number): SeedMetric => ({
+      metric, unit, published, role: role(metric), pick, ...(r.issue ? { note: r.issue } : {}),
+    });
+    const metrics = [
+      mk('TTFT', 'ms', r.ttftMs, (s) => s.ttftMs),
+      mk('ITL', 'ms', r.itlMs, (s) => s.itlMs),
+      mk('output tok/s', 'tok/s', r.outTokPerS, (s) => s.outTokPerS),
+      mk('latency', 's', r.latencyS, (s) => s.latencyS),
+    ];
+    if (r.kind !== 'throughput') metrics.push(mk('req/s', 'req/s', r.reqPerS, (s) => s.reqPerS));
+    return { table, row: r.label, engine, stage, metrics };
+  });
+}
+
+export function seedScenarios(tables: SeedTable[], cal?: Calibration): SeedScenario[] {
+  return tables.flatMap((t) => (t.kind === 'grid' ? gridScenarios(t, cal) : sweepScenarios(t, cal)));
+}
+
+/** Simulate one scenario and return its summary. */
+export function simulateScenario(sc: SeedScenario, resolved?: ResolvedSimEngine): StageSummary {
+  const r = runVirtualStage(resolved ?? resolveSimEngine(sc.engine), sc.stage, 0, 0, 0, 1);
+  return summarizeRecords(r.result.records);
+}
+
+/** Predicted vs published for every figure of the given seed tables (what `inferbench predict --seed-file` prints). */
+export function compareSeedTables(tables: SeedTable[], opts: { calibration?: Calibration } = {}): SeedComparisonRow[] {
+  const rows: SeedComparisonRow[] = [];
+  const cache = new Map<string, ResolvedSimEngine>();
+  for (const sc of seedScenarios(tables, opts.calibration)) {
+    const key = JSON.stringify({ ...sc.engine, calibration: undefined });
+    let res = cache.get(key);
+    if (!res) {
+      res = resolveSimEngine(sc.engine);
+      cache.set(key, res);
+    }
+    const s = simulateScenario(sc, res);
+    for (const m of sc.metrics) {
+      const predicted = m.pick(s);
+      rows.push({
+        table: sc.table, row: sc.row, metric: m.metric, unit: m.unit, published: m.published, predicted,
+        errorPct: ((predicted - m.published) / m.published) * 100, role: m.role, ...(m.note ? { note: m.note } : {}),
+      });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,81 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../../src/metrics/record.js';
+import type { RunSummaryDoc } from '../../src/report/run-summary.js';
+import { runCli } from '../helpers/cli.js';
+import { startFixedDelayServer, type FixedDelayServer } from '../helpers/openai-server.js';
+
+function readRun(dir: string): { doc: RunSummaryDoc; records: RequestRecord[] } {
+  const doc = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummaryDoc;
+  const records = readFileSync(join(dir, 'requests.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as RequestRecord);
+  return { doc, records };
+}
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+describe('inferbench run against an OpenAI-compatible server', () => {
+  let server: FixedDelayServer;
+  let tmp: string;
+  beforeAll(async () => {
+    server = await startFixedDelayServer({ ttftMs: 20, itlMs: 5, model: 'fixed-model' });
+    tmp = mkdtempSync(join(tmpdir(), 'inferbench-cli-'));
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('prints an 11-row sweep whose means recompute exactly from requests.jsonl', async () => {
+    const out = join(tmp, 'sweep');
+    const res = await runCli([
+      'run', '--target', server.url, '--profile', 'sweep', '--max-seconds', '1', '--output-tokens', '8',
+      '--prompt-tokens', '64', '--max-concurrency', '16', '--out', out, '--no-progress',
+    ]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/detected: openai-compatible/);
+    const tableLines = res.stdout.split('\n').filter((l) => /^\|\s+(synchronous|asynchronous@|throughput)/.test(l));
+    expect(tableLines).toHaveLength(11);
+    expect(tableLines[0]).toMatch(/^\|\s+synchronous/);
+    expect(tableLines[10]).toMatch(/^\|\s+throughput/);
+
+    const { doc, records } = readRun(out);
+    expect(doc.stages).toHaveLength(11);
+    for (const stage of doc.stages) {
+      const ok = records.filter((r) => r.stage === stage.index && !r.warmup && r.status === 'ok');
+      expect(ok.length).toBe(stage.requests.ok);
+      expect(stage.metrics.ttftMs!.mean).toBeCloseTo(mean(ok.map((r) => r.ttftMs!)), 9);
+      expect(stage.metrics.itlMs!.mean).toBeCloseTo(mean(ok.map((r) => r.itlMs!)), 9);
+      expect(stage.metrics.e2eMs!.mean).toBeCloseTo(mean(ok.map((r) => r.e2eMs!)), 9);
+      for (const r of ok) expect(r.outputTokens).toBe(8);
+    }
+    const table = readFileSync(join(out, 'table.md'), 'utf8');
+    expect(table.replace(/ +/g, ' ')).toContain(
+      '| Benchmark | Requests per Second | Request Latency | Time to First Token | Inter Token Latency | Output Token Throughput |',
+    );
+  });
+
+  it('prints the grid table, one row per input × output cell', async () => {
+    const out = join(tmp, 'grid');
+    const res = await runCli([
+      'run', '--target', server.url, '--api', 'openai-completions', '--profile', 'grid', '--input-lens', '128,512',
+      '--output-lens', '8,16', '--num-prompts', '20', '--out', out, '--no-progress',
+    ]);
+    expect(res.code).toBe(0);
+    const rows = res.stdout.split('\n').filter((l) => /^\|\s+(128|512)\s+\|/.test(l));
+    expect(rows).toHaveLength(4);
+    const { doc, records } = readRun(out);
+    expect(doc.layout).toBe('grid');
+    expect(records).toHaveLength(80);
+    for (const stage of doc.stages) {
+      const ok = records.filter((r) => r.stage === stage.index && r.status === 'ok');
+      expect(ok).toHaveLength(20);
+      expect(stage.metrics.latencyPerOutputTokenMs!.mean).toBeCloseTo(mean(ok.map((r) => r.latencyPerOutputTokenMs!)), 9);
+    }
+  });
+});
