@@ -1,5 +1,6 @@
 import type { RunOptions } from '../config/run-options.js';
 import { startSimServer } from '../sim/server/index.js';
+import { DEFAULT_SIM } from './defaults.js';
 
 /** The simulated engine started in-process when `inferbench run` has no --target. */
 export interface EmbeddedSim {
@@ -11,8 +12,6 @@ export interface EmbeddedSim {
   description: string;
   close(): Promise<void>;
 }
-
-export const DEFAULT_SIM = { engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1 } as const;
 
 export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
   const engine = opts.engine ?? DEFAULT_SIM.engine;

@@ -67,6 +67,25 @@ export function buildProgram(): Command {
       process.exitCode = outcome.exitCode;
     });
 
+  addProfileFlags(
+    program
+      .command('predict')
+      .description('answer the same profiles from the simulated engine in virtual time (well under a second)'),
+  )
+    .option('--engine <name>', 'vllm | vllm-legacy | vllm-v0 | tgi | sglang | lmdeploy | llamacpp | triton | ollama', 'vllm')
+    .option('--model <name>', 'model from the catalog (or --catalog FILE)', 'Qwen2-7B-Instruct')
+    .option('--gpu <name>', 'GPU from the catalog', 'A100-80GB')
+    .option('--gpus <n>', 'tensor-parallel GPUs', '1')
+    .option('--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 (default: from the model name)')
+    .option('--label <text>', 'free label stored with the prediction')
+    .option('--out <dir>', 'also write a run folder with the predicted records')
+    .action(async (flags: Record<string, unknown>) => {
+      const { resolveRunOptions, DEFAULT_PREDICT_STAGE_SECONDS } = await import('../config/run-options.js');
+      const { predictCommand } = await import('./predict-command.js');
+      const opts = resolveRunOptions(flags, process.env, { stageSeconds: DEFAULT_PREDICT_STAGE_SECONDS });
+      process.exitCode = (await predictCommand(opts, io)).exitCode;
+    });
+
   return program;
 }
 

@@ -6,13 +6,14 @@ import { getDialect } from '../dialects/index.js';
 import type { Dialect } from '../dialects/types.js';
 import { runBenchmark } from '../load/benchmark.js';
 import { createHttpStageRunner } from '../load/http-runner.js';
-import { plannedStageCount, type ProfileConfig } from '../load/profiles.js';
+import { plannedStageCount } from '../load/profiles.js';
 import { HealthMonitor, healthLine } from '../metrics/health.js';
 import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
 import { RunWriter, defaultRunDir } from '../store/run-writer.js';
 import { HttpTarget } from '../transport/http.js';
 import { createSyntheticWorkload } from '../workload/synthetic.js';
 import { loadApproxTokenizer } from '../workload/tokenizer.js';
+import { buildProfileConfig } from './profile-config.js';
 import { Progress } from './progress.js';
 import type { EmbeddedSim } from './embedded-sim.js';
 import { toolVersion } from './version.js';
@@ -65,24 +66,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     say(`prompts: ${tokenizer.name} tokenizer — lengths are approximate until the server reports its own counts`);
     const workloadFor = (promptTokens: number, outputTokens: number) =>
       createSyntheticWorkload({ promptTokens, outputTokens, seed: opts.seed, tokenizer });
-    const profileCfg: ProfileConfig = {
-      profile: opts.profile,
-      limits: {
-        ...(opts.maxRequests !== undefined ? { maxRequests: opts.maxRequests } : {}),
-        ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
-        ...(opts.warmupSeconds !== undefined ? { warmupSeconds: opts.warmupSeconds } : {}),
-      },
-      workload: workloadFor(opts.promptTokens, opts.outputTokens),
-      sweepRates: opts.sweepRates,
-      sweepArrival: opts.arrival,
-      ...(opts.rates ? { rates: opts.rates } : {}),
-      ...(opts.concurrencies ? { concurrencies: opts.concurrencies } : {}),
-      ...(opts.burstiness !== undefined ? { burstiness: opts.burstiness } : {}),
-      ...(opts.maxConcurrency !== undefined ? { maxConcurrency: opts.maxConcurrency } : {}),
-      ...(opts.inputLens && opts.outputLens
-        ? { grid: { inputLens: opts.inputLens, outputLens: opts.outputLens, numPrompts: opts.numPrompts, workloadFor } }
-        : {}),
-    };
+    const profileCfg = buildProfileConfig(opts, workloadFor);
 
     const createdAt = new Date();
     const outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));

@@ -106,9 +106,15 @@ export interface RunOptions {
 
 /** Seconds per stage when nothing bounds it: a sweep against the built-in simulator then takes about a minute. */
 export const DEFAULT_STAGE_SECONDS = 5;
+/** Simulated seconds per stage for `predict`, where time costs nothing. */
+export const DEFAULT_PREDICT_STAGE_SECONDS = 60;
 
 /** Validate every flag at once; throws one E_CONFIG error listing all problems. */
-export function resolveRunOptions(raw: RawRunFlags, env: NodeJS.ProcessEnv = process.env): RunOptions {
+export function resolveRunOptions(
+  raw: RawRunFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  defaults: { stageSeconds: number } = { stageSeconds: DEFAULT_STAGE_SECONDS },
+): RunOptions {
   const p: Problems = [];
   const profile = parseChoice('--profile', raw.profile ?? 'sweep', PROFILE_NAMES, p) ?? 'sweep';
   const api = parseChoice('--api', raw.api ?? 'auto', API_CHOICES, p) ?? 'auto';
@@ -195,7 +201,7 @@ export function resolveRunOptions(raw: RawRunFlags, env: NodeJS.ProcessEnv = pro
     throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench run --help');
   }
   if (opts.profile !== 'grid' && opts.maxRequests === undefined && opts.maxSeconds === undefined) {
-    opts.maxSeconds = DEFAULT_STAGE_SECONDS;
+    opts.maxSeconds = defaults.stageSeconds;
   }
   return opts;
 }

@@ -71,3 +71,9 @@ function buildPrompt(
   }
   return { prompt: text, promptTokens: tokenizer.encode(text).length, promptTokenSource: 'client-tokenizer' };
 }
+
+/** Lengths only, no text: for the simulator in virtual time, which needs token counts and nothing else. */
+export function createFixedLengthWorkload(promptTokens: number, outputTokens: number): Workload {
+  const item: WorkItem = { prompt: '', promptTokens, promptTokenSource: 'client-tokenizer', outputTokens };
+  return { description: `${promptTokens} prompt tokens, ${outputTokens} output tokens (lengths only)`, item: () => item };
+}
