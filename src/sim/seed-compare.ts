@@ -116,8 +116,8 @@ function gridScenarios(t: SeedGridTable, cal?: Calibration): SeedScenario[] {
       table, row: label, engine,
       stage: { kind: 'burst', label, limits: { maxRequests: SEED_ASSUMPTIONS.gridBurstRequests }, workload: fixedWorkload(r.inputLen, out_) },
       metrics: [
-        n({ metric: 'req/s', unit: 'req/s', published: r.reqPerS, role: engineName === 'tgi' ? 'check' : role, pick: (s) => s.reqPerS }),
-        n({ metric: 'output tok/s', unit: 'tok/s', published: r.outTokPerS, role: engineName === 'tgi' ? role : 'check', pick: (s) => s.outTokPerS }),
+        n({ metric: 'req/s', unit: 'req/s', published: r.reqPerS, role: engineName === 'tgi' && !excluded ? 'check' : role, pick: (s) => s.reqPerS }),
+        n({ metric: 'output tok/s', unit: 'tok/s', published: r.outTokPerS, role: engineName === 'tgi' || excluded ? role : 'check', pick: (s) => s.outTokPerS }),
       ],
     });
     out.push({

@@ -80,7 +80,7 @@ export function runVirtualStage(
     const sentAtMs = driver.now();
     const rec: RequestRecord = {
       id, stage: index, warmup: sentAtMs < warmupEnd, status: 'ok', scheduledAtMs, sentAtMs,
-      dispatchLagMs: sentAtMs - scheduledAtMs, endAtMs: sentAtMs, chunkGapsMs: [], chunks: 0,
+      dispatchLagMs: sentAtMs - scheduledAtMs, clientQueueMs: sentAtMs - scheduledAtMs, endAtMs: sentAtMs, chunkGapsMs: [], chunks: 0,
       requestedPromptTokens: item.promptTokens, requestedOutputTokens: item.outputTokens,
       promptTokens: item.promptTokens, outputTokens: 0, tokenCountSource: 'server-usage',
       promptTokenSource: 'server-usage', clientPromptTokens: item.promptTokens,

@@ -22,7 +22,9 @@ export function planMemory(
   const embHead = d.embeddingParams + d.headParams;
   const weights = ((d.totalParams - embHead) * bw) / tp + (embHead * 2) / tp;
   const act = opts.maxNumBatchedTokens * (12 * model.hidden + (4 * d.ffnActive) / tp) * 2
-    + (Math.min(opts.maxNumSeqs, 1024) * model.vocab * 4 * 2) / tp;
+    + (Math.min(opts.maxNumSeqs, 1024) * model.vocab * 4 * 2) / tp
+    // fused-MoE workspaces: per routed token, the gate/up output, the activation and the down output
+    + (model.moe ? opts.maxNumBatchedTokens * model.moe.activeExperts * ((3 * model.moe.expertFfn) / tp + model.hidden) * 2 : 0);
   const usable = hw.memGiB * 2 ** 30 * 0.985 * opts.gpuMemoryUtilization;
   const blockBytes = BLOCK_TOKENS * kvBytesPerTokenPerGpu(model, tp);
   const kvBlocks = Math.floor((usable - weights - act) / blockBytes);
