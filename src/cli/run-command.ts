@@ -8,6 +8,7 @@ import { runBenchmark } from '../load/benchmark.js';
 import { createHttpStageRunner } from '../load/http-runner.js';
 import { plannedStageCount } from '../load/profiles.js';
 import { HealthMonitor, healthLine } from '../metrics/health.js';
+import type { StageSummary } from '../metrics/summary.js';
 import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
 import { RunWriter, defaultRunDir } from '../store/run-writer.js';
 import { HttpTarget } from '../transport/http.js';
@@ -125,6 +126,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...(opts.slo ? { slo: opts.slo } : {}),
       onStageStart: (spec, i) => progress.stageStarted(spec, i),
       onStageEnd: (s) => progress.stageEnded(s),
+      stopReason: (s) => hopelessReason(s, dialect.name, baseUrl),
     });
     progress.stop();
     await writer.close();
@@ -157,8 +159,9 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     if (opts.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc }, null, 2)}\n`);
 
     const anyOk = result.stages.some((s) => s.requests.ok > 0);
-    const exitCode = result.interrupted ? 130 : anyOk ? 0 : 1;
-    if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
+    const exitCode = result.interrupted ? 130 : anyOk && !result.stoppedBecause ? 0 : 1;
+    if (result.stoppedBecause) io.stderr.write(`error: ${result.stoppedBecause}\n`);
+    else if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
     return { doc, exitCode };
   } finally {
     process.off('SIGINT', onSignal);
@@ -197,6 +200,27 @@ async function resolveApi(
   }
   if (!model) throw configError(`could not read a model name from ${baseUrl}/v1/models`, 'pass --model NAME');
   return { dialect, model, engine: opts.api };
+}
+
+/**
+ * A row where nothing succeeded and every failure says the request itself is wrong (auth, path, format)
+ * will not get better at the next rate: stop there with what to do.
+ */
+function hopelessReason(s: StageSummary, api: string, url: string): string | undefined {
+  if (s.requests.ok > 0 || s.requests.errors === 0 || !s.firstError) return undefined;
+  const codes = Object.keys(s.errorsByCode);
+  if (codes.length !== 1) return undefined;
+  const m = /^E_HTTP_STATUS: HTTP (\d+)/.exec(s.firstError);
+  const status = m ? Number(m[1]) : undefined;
+  const first = s.firstError.replace(/^E_[A-Z_]+: /, '');
+  if (status === 401 || status === 403) return `every request was refused (${first}); pass the key with --api-key or OPENAI_API_KEY`;
+  if (status === 404 || status === 405) return `the server has no ${api} endpoint at ${url} (${first}); check --target's path or pick another --api`;
+  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    return `every request was rejected (${first}); check --model, --api and --extra-body`;
+  }
+  if (codes[0] === 'E_STREAM_PARSE') return `the replies are not ${api} responses (${first}); check --target or pick another --api`;
+  if (codes[0] === 'E_CONNECT') return `cannot connect to ${url} (${first}); start the server or fix --target`;
+  return undefined;
 }
 
 function windowRules(opts: RunOptions): string {

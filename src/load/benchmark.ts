@@ -7,12 +7,16 @@ export interface BenchmarkHooks {
   slo?: Slo;
   onStageStart?(spec: StageSpec, index: number): void;
   onStageEnd?(summary: StageSummary, result: StageResult): void;
+  /** Asked after each stage: a reason string ends the run there (e.g. every request was refused). */
+  stopReason?(summary: StageSummary): string | undefined;
 }
 
 export interface BenchmarkResult {
   stages: StageSummary[];
   results: StageResult[];
   interrupted: boolean;
+  /** Why the run ended early, when stopReason said so. */
+  stoppedBecause?: string;
 }
 
 /** Walks a profile stage by stage on any runner (real HTTP or the simulator in virtual time). */
@@ -33,6 +37,10 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     results.push(result);
     hooks.onStageEnd?.(summary, result);
     if (result.interrupted) break;
+    const reason = hooks.stopReason?.(summary);
+    if (reason !== undefined) {
+      return { stages, results, interrupted: false, stoppedBecause: reason };
+    }
   }
   return { stages, results, interrupted: hooks.signal?.aborted === true };
 }

@@ -52,6 +52,8 @@ export class HttpTarget {
       let now = 0;
       let ok = true;
       let errorBody = '';
+      let payloads = 0;
+      let bodyHead = '';
       let allFramesCounted = true;
       let countedTokens = 0;
       let controller: Dispatcher.DispatchController | undefined;
@@ -76,7 +78,10 @@ export class HttpTarget {
         }
         if (event.done) ex.done = true;
       };
-      const framer = createFramer(plan.framing, (payload, field) => onFrame(parser.frame(payload, field)));
+      const framer = createFramer(plan.framing, (payload, field) => {
+        payloads++;
+        onFrame(parser.frame(payload, field));
+      });
 
       const finish = (): void => {
         if (settled) return;
@@ -117,7 +122,9 @@ export class HttpTarget {
             if (errorBody.length < MAX_ERROR_BODY) errorBody += decoder.decode(chunk, { stream: true });
             return;
           }
-          framer.push(decoder.decode(chunk, { stream: true }));
+          const text = decoder.decode(chunk, { stream: true });
+          if (bodyHead.length < 120) bodyHead += text.slice(0, 120);
+          framer.push(text);
         },
         onResponseEnd: () => {
           now = performance.now();
@@ -130,6 +137,10 @@ export class HttpTarget {
           if (tail) framer.push(tail);
           framer.end();
           onFrame(parser.end?.() ?? null);
+          if (payloads === 0 && bodyHead.trim() !== '' && !ex.error) {
+            const head = bodyHead.trim().replace(/\s+/g, ' ').slice(0, 80);
+            fail('E_STREAM_PARSE', `the reply is not a ${plan.framing} ${plan.framing === 'json' ? 'body' : 'stream'}: it starts with ${JSON.stringify(head)}`);
+          }
           if (!ex.done && !ex.error) {
             fail('E_STREAM_TRUNCATED', 'stream ended without its final event');
           }

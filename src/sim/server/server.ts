@@ -1,0 +1,306 @@
+/**
+ * `inferbench sim`: the simulated engine behind a node:http server that speaks one engine's API.
+ * Tokens are written at the times the engine plans them (RealTimeDriver on performance.now()), each
+ * step's frames in one pass, one write per request per step; ground truth is kept per request.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { configError } from '../../core/errors.js';
+import { Rng } from '../../core/rng.js';
+import { createSimEngine, describeSimEngine, type SimEngineDescription } from '../create.js';
+import { RealTimeDriver, type PacingStats } from '../des/real-time-driver.js';
+import { SimRejectedError } from '../engine/engine.js';
+import type { SimEngine } from '../types.js';
+import { wireFor } from '../wire/index.js';
+import { SIM_ENGINE_KINDS, type EngineWire, type FinishReason, type GenIdentity, type GenPlan, type HttpReply, type LiveStats, type Route, type SimEngineKind, type WireContext } from '../wire/types.js';
+import { ActiveRequest } from './active-request.js';
+import { decideFault, NO_FAULTS, parseFaultSpec, type FaultSpec } from './faults.js';
+import { DEFAULT_TRUTH_LIMITS, TruthStore, type EmissionStats, type TruthLimits, type TruthRecord } from './truth.js';
+
+export interface SimServerOptions {
+  engine: SimEngineKind;
+  /** Served model name; must be in the sim catalog. */
+  model: string;
+  gpu: string;
+  gpus: number;
+  quant?: string;
+  host?: string;
+  /** 0 = any free port. */
+  port?: number;
+  seed?: number;
+  /** A FaultSpec or its string form (see parseFaultSpec). */
+  faults?: FaultSpec | string;
+  /** Multiplies all engine time (0 = infinitely fast engine). */
+  modelTimeScale?: number;
+  /** Lognormal σ of per-step noise. */
+  noise?: number;
+  maxModelLen?: number;
+  truthLimits?: TruthLimits;
+}
+
+export interface SimTruth {
+  /** A request in flight or still retained. */
+  get(id: number): TruthRecord | undefined;
+  /** Finished requests with finish sequence > since, in finish order. */
+  finished(since?: number): TruthRecord[];
+  readonly inFlight: number;
+  readonly dropped: number;
+  /** Lateness of streamed token writes (written − planned). */
+  emission(): EmissionStats;
+  /** Lateness of the engine's event pacing. */
+  pacing(): PacingStats;
+}
+
+export interface SimServer {
+  url: string;
+  port: number;
+  truth: SimTruth;
+  engine: SimEngine;
+  description: SimEngineDescription;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 32 * 1024 * 1024;
+
+/** The rule the engine uses to pick the output length, so the last token can carry the finish frames. */
+function expectedOutput(plan: GenPlan, natural: number, maxModelLen: number): { tokens: number; reason: FinishReason } {
+  const prompt = Math.max(1, Math.floor(plan.promptTokens));
+  let target = Math.max(1, Math.floor(plan.maxTokens));
+  let reason: FinishReason = 'length';
+  if (!plan.ignoreEos) {
+    const n = Math.max(1, Math.floor(Math.max(natural, plan.minTokens ?? 0)));
+    if (n < target) {
+      target = n;
+      reason = 'stop';
+    }
+  }
+  if (prompt + target > maxModelLen) {
+    target = Math.max(1, maxModelLen - prompt);
+    reason = 'length';
+  }
+  return { tokens: target, reason };
+}
+
+function mix(seed: number, n: number, salt: number): number {
+  return (Math.imul(n + 1, 0x9e3779b1) ^ Math.imul(seed | 0, 0x85ebca6b) ^ Math.imul(salt, 0xc2b2ae35)) >>> 0;
+}
+
+function identity(seed: number, seq: number): GenIdentity {
+  const r = new Rng(mix(seed, seq, 7));
+  let hex = '';
+  for (let i = 0; i < 4; i++) hex += (Math.floor(r.next() * 4294967296) >>> 0).toString(16).padStart(8, '0');
+  return { seq, hex, offset: r.int(0, 255), createdSec: Math.floor(Date.now() / 1000) };
+}
+
+/** Seeded "model's own" output length for requests that do not force it: lognormal, median 192. */
+function naturalTokens(seed: number, seq: number): number {
+  const r = new Rng(mix(seed, seq, 11));
+  return Math.max(1, Math.round(Math.exp(r.normal(Math.log(192), 0.8))));
+}
+
+function matchRoute(routes: readonly Route[], method: string, path: string): { route: Route; params: string[] } | undefined {
+  for (const route of routes) {
+    if (route.method !== method && !(method === 'HEAD' && route.method === 'GET')) continue;
+    if (typeof route.path === 'string') {
+      if (route.path === path) return { route, params: [] };
+    } else {
+      const m = route.path.exec(path);
+      if (m) return { route, params: m.slice(1).map((x) => decodeURIComponent(x ?? '')) };
+    }
+  }
+  return undefined;
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(undefined));
+  });
+}
+
+export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
+  if (!SIM_ENGINE_KINDS.includes(options.engine)) throw configError(`unknown sim engine "${String(options.engine)}"`, `one of ${SIM_ENGINE_KINDS.join(', ')}`);
+  const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? NO_FAULTS);
+  const seed = options.seed ?? 1;
+  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen };
+  const description = describeSimEngine(engineOpts);
+  const driver = new RealTimeDriver({ speed: 1 });
+  const engine = createSimEngine(engineOpts, driver);
+  const wire: EngineWire = wireFor(options.engine);
+  const ctx: WireContext = { engine: options.engine, model: options.model, maxModelLen: engine.maxModelLen, gpu: options.gpu, gpus: options.gpus, quant: options.quant, startedAtSec: Math.floor(Date.now() / 1000) };
+  const truth = new TruthStore(options.truthLimits ?? DEFAULT_TRUTH_LIMITS);
+  const active = new Set<ActiveRequest>();
+  let nextId = 1;
+  let requestsTotal = 0;
+  let failedTotal = 0;
+
+  const liveStats = (): LiveStats => ({ ...engine.stats(), requestsTotal, requestsFailedTotal: failedTotal });
+
+  const send = (res: ServerResponse, reply: HttpReply, extra?: Record<string, string>): void => {
+    const headers: Record<string, string> = { ...wire.commonHeaders, ...reply.headers, ...extra };
+    // empty plain bodies are what these servers send (no chunked encoding)
+    headers['content-length'] = String(Buffer.byteLength(reply.body));
+    res.writeHead(reply.status, headers);
+    res.end(res.req.method === 'HEAD' ? undefined : reply.body);
+  };
+
+  const simRoutes = (res: ServerResponse, path: string, query: URLSearchParams): boolean => {
+    if (path === '/metrics') {
+      send(res, { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: wire.metrics(ctx, liveStats()) });
+      return true;
+    }
+    if (path === '/sim/v1/trace') {
+      const since = Number(query.get('since') ?? '0');
+      const lines = truth.finished(Number.isFinite(since) ? since : 0).map((r) => JSON.stringify(r) + '\n');
+      send(res, { status: 200, headers: { 'content-type': 'application/x-ndjson' }, body: lines.join('') });
+      return true;
+    }
+    const m = /^\/sim\/v1\/requests\/(\d+)$/.exec(path);
+    if (m) {
+      const rec = truth.get(Number(m[1]));
+      send(res, rec ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(rec) } : { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"unknown request id"}' });
+      return true;
+    }
+    if (path === '/sim/v1/info') {
+      send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...description, wire: wire.kind, wireVersion: wire.version, emission: truth.emission(), pacing: driver.pacing(), truthDropped: truth.dropped }) });
+      return true;
+    }
+    return false;
+  };
+
+  const generate = (req: IncomingMessage, res: ServerResponse, path: string, plan: GenPlan, id: GenIdentity, arrivalMs: number): void => {
+    const rid = { 'x-sim-request-id': String(id.seq) };
+    const rec: TruthRecord = {
+      id: id.seq, seq: 0, method: req.method ?? 'POST', path, stream: plan.stream, status: 200, promptTokens: plan.promptTokens, maxTokens: plan.maxTokens,
+      ignoreEos: plan.ignoreEos, arrivalMs, prefillStartMs: null, prefillEndMs: null, plannedMs: [], writtenMs: [], finishedMs: null, finishReason: null,
+      preemptions: 0, fault: null, outcome: null,
+    };
+    truth.open(rec);
+    const fault = decideFault(faults, seed, id.seq);
+    if (fault) rec.fault = fault.kind;
+    if (fault && (fault.kind === '429' || fault.kind === '500' || fault.kind === '503')) {
+      const status = Number(fault.kind);
+      const message = status === 429 ? 'Too many requests' : status === 503 ? 'Service Unavailable' : 'Internal server error';
+      const extra: Record<string, string> = status === 429 ? { ...rid, 'retry-after': String(faults.retryAfterS) } : rid;
+      rec.status = status;
+      rec.outcome = 'fault';
+      rec.finishedMs = performance.now();
+      failedTotal++;
+      send(res, wire.errorReply(status, message, path), extra);
+      truth.close(rec);
+      return;
+    }
+    const natural = naturalTokens(seed, id.seq);
+    const expected = expectedOutput(plan, natural, engine.maxModelLen);
+    const ar = new ActiveRequest({
+      res, rec, plan, truth, headers: { ...wire.commonHeaders, ...rid }, fault, faults, expectedTokens: expected.tokens, expectedReason: expected.reason,
+      onDone: () => {
+        active.delete(ar);
+        if (rec.outcome !== 'completed') failedTotal++;
+      },
+    });
+    active.add(ar);
+    try {
+      ar.handle = engine.submit({ promptTokens: plan.promptTokens, maxTokens: plan.maxTokens, ignoreEos: plan.ignoreEos, minTokens: plan.minTokens, naturalTokens: natural }, ar);
+    } catch (err) {
+      if (!(err instanceof SimRejectedError)) throw err;
+      active.delete(ar);
+      rec.outcome = 'rejected';
+      rec.status = 400;
+      truth.close(rec);
+      failedTotal++;
+      if (!res.headersSent) send(res, wire.errorReply(400, err.message, path), rid);
+      else res.destroy();
+    }
+  };
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+    if (method === 'GET' && simRoutes(res, path, url.searchParams)) return;
+    const hit = matchRoute(wire.routes, method, path);
+    if (!hit) {
+      req.resume();
+      return send(res, wire.notFound(method, path));
+    }
+    let body: unknown;
+    if (method === 'POST' || method === 'PUT') {
+      const raw = await readBody(req);
+      if (raw === undefined) return send(res, wire.errorReply(413, 'request body too large', path));
+      if (raw.trim() !== '') {
+        try {
+          body = JSON.parse(raw);
+        } catch (err) {
+          return send(res, wire.badJson(path, (err as Error).message));
+        }
+      }
+    }
+    const input = { method, path, params: hit.params, query: url.searchParams, body };
+    if (hit.route.kind === 'static') return send(res, hit.route.handle(ctx, input, liveStats()));
+    const arrivalMs = performance.now();
+    const id = identity(seed, nextId++);
+    requestsTotal++;
+    const out = hit.route.handle(ctx, input, id);
+    if ('encoder' in out) return generate(req, res, path, out, id, arrivalMs);
+    failedTotal++;
+    const rec: TruthRecord = {
+      id: id.seq, seq: 0, method, path, stream: false, status: out.status, promptTokens: 0, maxTokens: 0, ignoreEos: false, arrivalMs, prefillStartMs: null,
+      prefillEndMs: null, plannedMs: [], writtenMs: [], finishedMs: performance.now(), finishReason: null, preemptions: 0, fault: null, outcome: 'rejected',
+    };
+    truth.open(rec);
+    truth.close(rec);
+    send(res, out, { 'x-sim-request-id': String(id.seq) });
+  };
+
+  const server: Server = createServer({ keepAlive: true, noDelay: true, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+    onRequest(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, wire.errorReply(500, `internal error: ${String(err)}`, req.url ?? '/'));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.on('connection', (s: Socket) => s.setNoDelay(true));
+  server.on('clientError', (_err, socket: Socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? configError(`port ${options.port ?? 0} on ${options.host ?? '127.0.0.1'} is in use`, 'pick another --port') : err),
+    );
+    server.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0, backlog: 4096 }, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    engine,
+    description,
+    truth: {
+      get: (id) => truth.get(id),
+      finished: (since) => truth.finished(since),
+      get inFlight() {
+        return truth.inFlight;
+      },
+      get dropped() {
+        return truth.dropped;
+      },
+      emission: () => truth.emission(),
+      pacing: () => driver.pacing(),
+    },
+    close: async () => {
+      driver.close();
+      for (const ar of [...active]) ar.handle?.cancel();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
