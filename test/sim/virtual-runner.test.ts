@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { StageSpec } from '../../src/load/types.js';
+import { createVirtualStageRunner } from '../../src/sim/index.js';
+import { fixedWorkload } from './helpers.js';
+
+const engine = { engine: 'vllm-v0', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1 };
+
+describe('virtual stage runner', () => {
+  it('synchronous: one at a time, records filled like a real client', async () => {
+    const r = createVirtualStageRunner(engine, { seed: 1 });
+    const res = await r.runStage({ kind: 'closed', concurrency: 1, label: 'synchronous', limits: { maxRequests: 5 }, workload: fixedWorkload(512, 128) }, 0, 100);
+    expect(res.records).toHaveLength(5);
+    const [a, b] = res.records;
+    expect(a?.id).toBe(100);
+    expect(b?.sentAtMs).toBe(a?.endAtMs);
+    for (const rec of res.records) {
+      expect(rec.status).toBe('ok');
+      expect(rec.outputTokens).toBe(128);
+      expect(rec.chunks).toBe(128);
+      expect(rec.chunkGapsMs).toHaveLength(127);
+      expect(rec.ttftMs).toBeCloseTo((rec.firstTokenAtMs as number) - rec.sentAtMs, 9);
+      expect(rec.itlMs).toBeCloseTo(((rec.lastTokenAtMs as number) - (rec.firstTokenAtMs as number)) / 127, 9);
+      expect(rec.latencyPerOutputTokenMs).toBeCloseTo((rec.e2eMs as number) / 128, 9);
+      expect(rec.latencyPerTokenMs).toBeCloseTo((rec.e2eMs as number) / 640, 9);
+      expect(rec.tokenCountSource).toBe('server-usage');
+      expect(rec.dispatchLagMs).toBe(0);
+    }
+    expect(a?.ttftMs).toBeGreaterThan(10);
+    expect(a?.itlMs).toBeGreaterThan(3);
+    expect(a?.itlMs).toBeLessThan(30);
+  });
+
+  it('closed loop keeps N in flight; stages follow each other on one timeline', async () => {
+    const r = createVirtualStageRunner(engine);
+    const s1 = await r.runStage({ kind: 'closed', concurrency: 8, label: 'c8', limits: { maxRequests: 40 }, workload: fixedWorkload(128, 64) }, 0, 0);
+    const s2 = await r.runStage({ kind: 'closed', concurrency: 8, label: 'c8', limits: { maxRequests: 40 }, workload: fixedWorkload(128, 64) }, 1, 40);
+    expect(s1.records).toHaveLength(40);
+    expect(s2.startedAtMs).toBe(s1.endedAtMs);
+    expect(s2.records.every((x) => x.stage === 1 && x.sentAtMs >= s2.startedAtMs)).toBe(true);
+    expect(s1.records.filter((x) => x.sentAtMs === s1.startedAtMs)).toHaveLength(8);
+  });
+
+  it('open loop with a concurrency cap queues on the client side', async () => {
+    const r = createVirtualStageRunner(engine, { seed: 3 });
+    const res = await r.runStage({
+      kind: 'open', rate: 200, arrival: 'poisson', maxConcurrency: 4, label: 'asynchronous@200', limits: { maxRequests: 100 }, workload: fixedWorkload(256, 32),
+    }, 0, 0);
+    expect(res.records).toHaveLength(100);
+    expect(res.records.some((x) => x.dispatchLagMs > 0)).toBe(true);
+    for (const x of res.records) {
+      expect(x.sentAtMs).toBeGreaterThanOrEqual(x.scheduledAtMs);
+      expect(x.queuedE2eMs).toBeCloseTo(x.endAtMs - x.scheduledAtMs, 9);
+    }
+  });
+
+  it('burst, warm-up and time limit', async () => {
+    const r = createVirtualStageRunner(engine);
+    const burst = await r.runStage({ kind: 'burst', label: 'throughput', limits: { maxRequests: 300, warmupSeconds: 0.001 }, workload: fixedWorkload(512, 128) }, 0, 0);
+    expect(burst.records).toHaveLength(300);
+    expect(burst.records.every((x) => x.scheduledAtMs === burst.startedAtMs && x.warmup)).toBe(true);
+    const timed = await r.runStage({ kind: 'open', rate: 50, arrival: 'constant', label: 'a', limits: { maxSeconds: 2, warmupSeconds: 0.5 }, workload: fixedWorkload(512, 512) }, 1, 300);
+    const warm = timed.records.filter((x) => x.warmup);
+    expect(warm.length).toBeGreaterThan(10);
+    expect(warm.every((x) => x.sentAtMs - timed.startedAtMs < 500)).toBe(true);
+    expect(timed.records.some((x) => x.status === 'incomplete')).toBe(true);
+    expect(timed.endedAtMs - timed.startedAtMs).toBeLessThanOrEqual(2000 + 1e-6);
+    await expect(r.runStage({ kind: 'burst', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).rejects.toThrow(/maxRequests/);
+  });
+
+  it('an 11-stage sweep of hundreds of requests each runs well under a second', async () => {
+    const r = createVirtualStageRunner({ engine: 'vllm-v0', model: 'Qwen2-72B-Instruct', gpu: 'L20-48GB', gpus: 4 });
+    const wl = fixedWorkload(512, 128);
+    const stages: StageSpec[] = [
+      { kind: 'closed', concurrency: 1, label: 'synchronous', limits: { maxRequests: 50 }, workload: wl },
+      { kind: 'burst', label: 'throughput', limits: { maxRequests: 300 }, workload: wl },
+      ...Array.from({ length: 9 }, (_, i): StageSpec => ({
+        kind: 'open', arrival: 'poisson', rate: 0.3 + 0.25 * i, label: `asynchronous@${(0.3 + 0.25 * i).toFixed(2)}`,
+        limits: { maxRequests: 300 }, workload: wl,
+      })),
+    ];
+    const t0 = performance.now();
+    let n = 0;
+    for (const [i, s] of stages.entries()) n += (await r.runStage(s, i, n)).records.length;
+    const ms = performance.now() - t0;
+    expect(n).toBe(50 + 300 * 10);
+    // measured ~0.2 s on a 2-core machine; generous bound for loaded CI
+    expect(ms).toBeLessThan(3000);
+  });
+});
