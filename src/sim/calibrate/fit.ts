@@ -98,14 +98,21 @@ const loss = (pts: FitPoint[]): number =>
   pts.reduce((a, p) => a + (Number.isFinite(p.predicted) && p.predicted > 0 ? Math.log(p.predicted / p.published) ** 2 : 25), 0);
 
 /** Bounded coordinate descent in log space (golden-section per coordinate). */
-export function fitCalibration(scenarios: SeedScenario[], start: Calibration, opts: { passes?: number; only?: string[]; log?: (s: string) => void } = {}): Calibration {
+export function fitCalibration(
+  scenarios: SeedScenario[], start: Calibration,
+  opts: { passes?: number; iters?: number; only?: string[]; log?: (s: string) => void } = {},
+): Calibration {
   const cal = clone(start);
   const params = buildParams(scenarios).filter((p) => !opts.only || opts.only.includes(p.key));
   const fitScen = scenarios.filter((s) => s.metrics.some((m) => m.role === 'fit'));
   for (let pass = 0; pass < (opts.passes ?? 2); pass++) {
     for (const p of params) {
       const sub = fitScen.filter(p.affects);
-      if (!sub.length) continue;
+      if (!sub.length) {
+        // No data left for this constant (leave-one-out): fall back to its prior.
+        p.set(cal, p.get(PRIORS));
+        continue;
+      }
       const f = (x: number): number => {
         p.set(cal, Math.exp(x));
         return loss(predictFitPoints(sub, cal));
@@ -119,7 +126,7 @@ export function fitCalibration(scenarios: SeedScenario[], start: Calibration, op
       let dd = a + g * (b - a);
       let fc = f(c);
       let fd = f(dd);
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < (opts.iters ?? 6); i++) {
         if (fc < fd) {
           b = dd; dd = c; fd = fc; c = b - g * (b - a); fc = f(c);
         } else {
@@ -149,7 +156,7 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const log = (s: string): void => console.error(s);
   const before = predictFitPoints(scenarios, PRIORS);
-  const cal = fitCalibration(scenarios, PRIORS, { passes: Number(arg('--passes') ?? 2), log });
+  const cal = fitCalibration(scenarios, PRIORS, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log });
   cal.note = `fitted on ${dir.replace(/^.*\/shared/, 'shared')} (${new Date().toISOString().slice(0, 10)}), Σlog² objective`;
   cal.fitted = [...new Set(buildParams(scenarios).map((p) => p.key.split('.')[0] as string))];
   const after = predictFitPoints(scenarios, cal);
@@ -167,7 +174,7 @@ async function main(): Promise<void> {
       const held = scenarios.filter((s) => s.table === table);
       const rest = scenarios.filter((s) => s.table !== table);
       const keys = buildParams(held).map((p) => p.key);
-      const refit = fitCalibration(rest, cal, { passes: 1, only: keys });
+      const refit = fitCalibration(rest, cal, { passes: 1, iters: 5, only: keys });
       const pts = predictFitPoints(held, refit);
       loo.push(...pts);
       console.error(`LOO ${table}: ${JSON.stringify(stats(pts))}`);
