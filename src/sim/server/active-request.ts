@@ -55,10 +55,15 @@ export class ActiveRequest implements SimRequestListener {
     this.res.on('close', () => {
       if (!this.ended) this.abandon('cancelled');
     });
-    if (this.stream) {
-      if (d.fault?.kind === 'slow-first-byte') this.gate(d.rec.arrivalMs + d.faults.slowMs);
-      else this.sendHead();
-    }
+    if (this.stream && d.fault?.kind === 'slow-first-byte') this.gate(d.rec.arrivalMs + d.faults.slowMs);
+  }
+
+  /**
+   * After the engine accepted the request: send the stream's headers now (unless held back). Tokens can
+   * arrive before this (the driver may run due events inside submit), so emit() sends them too.
+   */
+  start(): void {
+    if (this.stream && !this.ended && this.gatedUntil === 0) this.sendHead();
   }
 
   onPrefillStart(atMs: number): void {
@@ -137,6 +142,7 @@ export class ActiveRequest implements SimRequestListener {
       this.pendingEnd ||= last;
       return;
     }
+    this.sendHead();
     this.write(data, from, to, last);
   }
 

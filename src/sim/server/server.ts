@@ -209,6 +209,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     active.add(ar);
     try {
       ar.handle = engine.submit({ promptTokens: plan.promptTokens, maxTokens: plan.maxTokens, ignoreEos: plan.ignoreEos, minTokens: plan.minTokens, naturalTokens: natural }, ar);
+      ar.start();
     } catch (err) {
       if (!(err instanceof SimRejectedError)) throw err;
       active.delete(ar);
