@@ -36,6 +36,8 @@ export interface SimServerOptions {
   /** Lognormal σ of per-step noise. */
   noise?: number;
   maxModelLen?: number;
+  /** Override the engine's batch limit (e.g. to put 1,000 streams in one batch). */
+  maxNumSeqs?: number;
   truthLimits?: TruthLimits;
 }
 
@@ -129,7 +131,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   if (!SIM_ENGINE_KINDS.includes(options.engine)) throw configError(`unknown sim engine "${String(options.engine)}"`, `one of ${SIM_ENGINE_KINDS.join(', ')}`);
   const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? NO_FAULTS);
   const seed = options.seed ?? 1;
-  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen };
+  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs };
   const description = describeSimEngine(engineOpts);
   const driver = new RealTimeDriver({ speed: 1 });
   const engine = createSimEngine(engineOpts, driver);
