@@ -1,0 +1,51 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { predictFitPoints } from '../../src/sim/calibrate/fit.js';
+import { DEFAULT_CALIBRATION } from '../../src/sim/calibrate/constants.js';
+import { seedScenarios } from '../../src/sim/seed-compare.js';
+import { parseSeedFile } from '../../src/sim/seeds.js';
+
+/**
+ * Golden test: the shipped calibration reproduces the seed figures it was fitted on.
+ * Tolerances (median |error| per figure class, and a cap on the worst figure) are stated here and in the
+ * calibration report; they are in-sample figures, leave-one-config-out errors are reported by fit.ts --loo.
+ */
+const TOLERANCE: Record<string, { median: number; max: number }> = {
+  'sync TTFT': { median: 15, max: 60 },
+  'sync ITL': { median: 15, max: 40 },
+  'saturated output tok/s': { median: 20, max: 70 },
+  'grid throughput': { median: 15, max: 60 },
+  'grid latency/output token': { median: 10, max: 50 },
+};
+
+const seedsDir = fileURLToPath(new URL('../../../shared/seeds', import.meta.url));
+
+function classOf(table: string, row: string, metric: string): string {
+  if (row === 'synchronous') return metric === 'TTFT' ? 'sync TTFT' : 'sync ITL';
+  if (row === 'throughput') return 'saturated output tok/s';
+  return metric === 'latency/output token' ? 'grid latency/output token' : 'grid throughput';
+}
+
+describe('golden: seed figures', () => {
+  it('reproduces synchronous TTFT/ITL, saturated throughput and grid figures within tolerance', () => {
+    const files = readdirSync(seedsDir).filter((f) => f.endsWith('.txt'));
+    const points = predictFitPoints(seedScenarios(files.flatMap((f) => parseSeedFile(`${seedsDir}/${f}`))), DEFAULT_CALIBRATION);
+    const errs = new Map<string, number[]>();
+    for (const p of points) {
+      const c = classOf(p.table, p.row, p.metric);
+      errs.set(c, [...(errs.get(c) ?? []), Math.abs(p.predicted / p.published - 1) * 100]);
+    }
+    const summary: Record<string, { n: number; median: number; max: number }> = {};
+    for (const [c, e] of errs) {
+      e.sort((a, b) => a - b);
+      summary[c] = { n: e.length, median: e[Math.floor(e.length / 2)] as number, max: e[e.length - 1] as number };
+    }
+    expect(Object.keys(summary).sort()).toEqual(Object.keys(TOLERANCE).sort());
+    for (const [c, s] of Object.entries(summary)) {
+      const tol = TOLERANCE[c] as { median: number; max: number };
+      expect.soft(s.median, `${c} median |err| (n=${s.n})`).toBeLessThanOrEqual(tol.median);
+      expect.soft(s.max, `${c} max |err|`).toBeLessThanOrEqual(tol.max);
+    }
+  });
+});
