@@ -86,6 +86,47 @@ export function buildProgram(): Command {
       process.exitCode = (await predictCommand(opts, io)).exitCode;
     });
 
+  program
+    .command('ls')
+    .description('list saved runs (id, date, model, engine, GPU) under the results directory')
+    .option('--results <dir>', 'results directory', 'inferbench-results')
+    .option('--model <text>', 'only runs whose model contains TEXT')
+    .option('--engine <text>', 'only runs whose engine contains TEXT')
+    .option('--gpu <text>', 'only runs whose GPU contains TEXT')
+    .option('--label <text>', 'only runs whose label contains TEXT')
+    .option('--since <date>', 'only runs created on or after DATE (YYYY-MM-DD or ISO time)')
+    .option('--json', 'print the list as JSON')
+    .action(async (flags: Record<string, unknown>) => {
+      const { lsCommand } = await import('./ls-command.js');
+      process.exitCode = lsCommand(flags, io);
+    });
+
+  program
+    .command('report')
+    .description('re-render saved runs (tables, charts, HTML) without re-running them')
+    .argument('<run...>', 'run ids (see `inferbench ls`) or run folders')
+    .option('--results <dir>', 'results directory to look run ids up in', 'inferbench-results')
+    .option('--format <list>', 'md,csv,json,html,png,svg', 'md,csv,json,html,png')
+    .option('--out <dir>', 'folder for the files (default ./inferbench-reports/<time>-report)')
+    .action(async (refs: string[], flags: Record<string, unknown>) => {
+      const { reportCommand } = await import('./report-command.js');
+      process.exitCode = await reportCommand(refs, flags, io);
+    });
+
+  program
+    .command('compare')
+    .description('side-by-side seed tables of saved runs, deltas vs the first run, and a verdict at matched load')
+    .argument('<run...>', 'two or more run ids (see `inferbench ls`) or run folders; the first is the baseline')
+    .option('--results <dir>', 'results directory to look run ids up in', 'inferbench-results')
+    .option('--slo <spec>', 'SLO in ms at p99, e.g. ttft:500,itl:50,e2e:10000')
+    .option('--gpu-hour-price <usd>', 'price of one GPU-hour, for the cost per 1M output tokens')
+    .option('--format <list>', 'md,csv,json,html,png,svg', 'md,csv,json,html,png')
+    .option('--out <dir>', 'folder for the files (default ./inferbench-reports/<time>-compare)')
+    .action(async (refs: string[], flags: Record<string, unknown>) => {
+      const { compareCommand } = await import('./compare-command.js');
+      process.exitCode = await compareCommand(refs, flags, io);
+    });
+
   return program;
 }
 

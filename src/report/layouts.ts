@@ -19,7 +19,7 @@ export interface TableContext {
 const f2 = (n: number): string => n.toFixed(2);
 
 /** Sort key: synchronous first, then by target rate / concurrency, throughput last (design.md §2). */
-function sweepOrder(s: StageSummary): number {
+export function sweepOrder(s: StageSummary): number {
   if (s.label === 'synchronous') return -1;
   if (s.kind === 'burst') return Number.MAX_VALUE;
   return s.targetRate ?? s.concurrency ?? 0;

@@ -1,0 +1,71 @@
+import { configError } from '../core/errors.js';
+import { renderMarkdown } from '../report/table.js';
+import { seriesLabel } from '../report/series.js';
+import { DEFAULT_RESULTS_DIR, listRuns, matchesFilter, type RunFilter } from '../store/run-store.js';
+
+export interface LsFlags {
+  results?: string;
+  model?: string;
+  engine?: string;
+  gpu?: string;
+  label?: string;
+  since?: string;
+  json?: boolean;
+}
+
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+
+function parseSince(raw: string | undefined): Date | undefined {
+  if (raw === undefined) return undefined;
+  const t = Date.parse(raw);
+  if (!Number.isFinite(t)) throw configError(`--since ${JSON.stringify(raw)} is not a date`, 'use YYYY-MM-DD or an ISO time such as 2026-11-22T07:00');
+  return new Date(t);
+}
+
+const when = (iso: string): string => (iso ? iso.replace('T', ' ').slice(0, 16) : '?');
+
+/** `inferbench ls`: the saved runs under the results directory, newest last. */
+export function lsCommand(flags: LsFlags, io: Io): number {
+  const root = flags.results ?? DEFAULT_RESULTS_DIR;
+  const since = parseSince(flags.since);
+  const filter: RunFilter = {
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.engine !== undefined ? { engine: flags.engine } : {}),
+    ...(flags.gpu !== undefined ? { gpu: flags.gpu } : {}),
+    ...(flags.label !== undefined ? { label: flags.label } : {}),
+    ...(since ? { since } : {}),
+  };
+  const all = listRuns(root);
+  const broken = all.filter((r) => r.error !== undefined);
+  for (const b of broken) io.stderr.write(`warning: skipped ${b.name} (${b.id}): ${b.error}\n`);
+  const runs = all.flatMap((r) => (r.run && matchesFilter(r.run, filter) ? [r.run] : []));
+  if (flags.json) {
+    const out = runs.map((r) => ({ id: r.id, name: r.name, dir: r.dir, createdAt: r.summary.createdAt, layout: r.summary.layout, series: seriesLabel(r), rows: r.summary.stages.length, context: r.summary.context }));
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  }
+  if (runs.length === 0) {
+    const filtered = Object.keys(filter).length > 0 && all.length > broken.length;
+    io.stderr.write(filtered ? `no run in ${root} matches the filters (${all.length - broken.length} runs in all)\n` : `no runs in ${root} (save one with \`inferbench run\`, or point --results at another folder)\n`);
+    return 0;
+  }
+  const rows = runs.map((r) => {
+    const c = r.summary.context;
+    const failed = r.summary.stages.filter((s) => s.requests.ok === 0).length;
+    return [
+      r.id,
+      when(r.summary.createdAt || (r.manifest?.createdAt ?? '')),
+      r.summary.layout,
+      c.model,
+      `${c.engine}${c.engineVersion ? ` ${c.engineVersion}` : ''}`,
+      c.gpu ? `${c.gpus ?? 1}× ${c.gpu}` : '—',
+      c.quant ?? 'fp16',
+      `${r.summary.stages.length}${failed ? ` (${failed} failed)` : ''}`,
+      `${c.label ?? ''}${c.predicted ? `${c.label ? ' ' : ''}(predicted)` : ''}`,
+      r.name,
+    ];
+  });
+  io.stdout.write(`${renderMarkdown({ headers: ['ID', 'Created (UTC)', 'Layout', 'Model', 'Engine', 'GPU', 'Quant', 'Rows', 'Label', 'Folder'], rows })}\n`);
+  io.stderr.write(`${runs.length} run${runs.length === 1 ? '' : 's'} in ${root}; pass an ID or a folder to \`inferbench report\` or \`inferbench compare\`\n`);
+  return 0;
+}

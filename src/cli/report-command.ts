@@ -1,0 +1,41 @@
+import { configError } from '../core/errors.js';
+import { buildReportBundle } from '../report/bundles.js';
+import { defaultReportDir, parseFormats, writeBundle, type ReportBundle } from '../report/outputs.js';
+import { DEFAULT_RESULTS_DIR, resolveRun, type StoredRun } from '../store/run-store.js';
+import { toolVersion } from './version.js';
+
+export const DEFAULT_REPORT_FORMATS = 'md,csv,json,html,png';
+
+export interface ReportFlags {
+  results?: string;
+  format?: string;
+  out?: string;
+  slo?: string;
+  gpuHourPrice?: string;
+}
+
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+
+export function openRuns(refs: readonly string[], results: string | undefined, io: Io): StoredRun[] {
+  if (refs.length === 0) throw configError('no run given', 'pass run ids or folders; list them with `inferbench ls`');
+  const runs = refs.map((ref) => resolveRun(ref, results ?? DEFAULT_RESULTS_DIR));
+  for (const r of runs) for (const w of r.warnings) io.stderr.write(`warning: ${r.name}: ${w}\n`);
+  return runs;
+}
+
+/** Shared tail of report and compare: tables on stdout, files under --out, the file list on stderr. */
+export async function emit(bundle: ReportBundle, flags: ReportFlags, io: Io): Promise<number> {
+  const formats = parseFormats(flags.format ?? DEFAULT_REPORT_FORMATS);
+  io.stdout.write(bundle.markdown.endsWith('\n') ? bundle.markdown : `${bundle.markdown}\n`);
+  const out = flags.out ?? defaultReportDir(bundle.kind);
+  const written = await writeBundle(bundle, formats, out);
+  io.stderr.write(`wrote ${written.length} file${written.length === 1 ? '' : 's'} to ${out}: ${written.map((p) => p.split(/[\\/]/).pop()).join(', ')}\n`);
+  return 0;
+}
+
+/** `inferbench report RUN...`: re-render saved runs without re-running them. */
+export async function reportCommand(refs: readonly string[], flags: ReportFlags, io: Io): Promise<number> {
+  parseFormats(flags.format ?? DEFAULT_REPORT_FORMATS);
+  const runs = openRuns(refs, flags.results, io);
+  return emit(buildReportBundle(runs, toolVersion()), flags, io);
+}

@@ -1,0 +1,80 @@
+import { configError } from '../core/errors.js';
+import type { StoredRun } from '../store/run-store.js';
+import { gridCharts, sweepCharts, type ChartDef } from './charts/specs.js';
+import { compareSections, renderCompareCsv, renderCompareMarkdown } from './compare.js';
+import { computeGridVerdict } from './grid-verdict.js';
+import { gridHeader, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
+import type { ReportBundle } from './outputs.js';
+import { renderCsvReport, renderMarkdownReport } from './run-summary.js';
+import { seriesNames } from './series.js';
+import { computeVerdict, type VerdictOptions } from './verdict.js';
+
+function chartsFor(runs: readonly StoredRun[], names: readonly string[]): ChartDef[] {
+  const pick = (layout: 'grid' | 'sweep'): [StoredRun[], string[]] => {
+    const idx = runs.map((r, i) => (r.summary.layout === layout ? i : -1)).filter((i) => i >= 0);
+    return [idx.map((i) => runs[i] as StoredRun), idx.map((i) => names[i] as string)];
+  };
+  const [grids, gridNames] = pick('grid');
+  const [sweeps, sweepNames] = pick('sweep');
+  return [...(grids.length ? gridCharts(grids, gridNames) : []), ...(sweeps.length ? sweepCharts(sweeps, sweepNames) : [])];
+}
+
+const runJson = (r: StoredRun, series: string): object => ({ id: r.id, name: r.name, dir: r.dir, series, summary: { schemaVersion: r.schemaVersion, ...r.summary } });
+
+/** `inferbench report`: each run's own seed tables, charts over all of them, one HTML. */
+export function buildReportBundle(runs: StoredRun[], toolVersion: string): ReportBundle {
+  const names = seriesNames(runs);
+  const markdown = runs.map((r) => `<!-- run ${r.id} · ${r.name} -->\n${renderMarkdownReport(r.summary)}`).join('\n');
+  const sections = runs.map((r) => {
+    const grid = r.summary.layout === 'grid';
+    const stages = grid ? r.summary.stages : [...r.summary.stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
+    return { heading: grid ? gridHeader(r.summary.context) : sweepHeader(r.summary.context), table: grid ? gridTable(stages) : sweepTable(stages) };
+  });
+  const single = runs.length === 1 ? runs[0] : undefined;
+  return {
+    kind: 'report',
+    title: single ? `inferbench report — ${single.summary.context.model} on ${names[0]}` : `inferbench report — ${runs.length} runs`,
+    runs,
+    names,
+    markdown,
+    sections,
+    csv: runs.map((r) => ({ file: runs.length === 1 ? 'table.csv' : `table-${r.id}.csv`, text: renderCsvReport(r.summary) })),
+    json: { kind: 'report', runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)) },
+    charts: chartsFor(runs, names),
+    toolVersion,
+  };
+}
+
+/** `inferbench compare`: the seed layouts side by side, deltas against the first run, and a verdict. */
+export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, toolVersion: string): ReportBundle {
+  if (runs.length < 2) throw configError('compare needs at least two runs', 'for one run use `inferbench report RUN`');
+  const layouts = new Set(runs.map((r) => r.summary.layout));
+  if (layouts.size > 1) {
+    const which = runs.map((r) => `${r.id}: ${r.summary.layout}`).join(', ');
+    throw configError(`compare takes runs of one layout, got grid and sweep runs (${which})`, 'compare the grids and the sweeps separately, or use `inferbench report` for a mixed set');
+  }
+  const names = seriesNames(runs);
+  const sections = compareSections(runs, names);
+  const verdict = runs[0]?.summary.layout === 'grid' ? computeGridVerdict(runs, names, opts) : computeVerdict(runs, names, opts);
+  return {
+    kind: 'compare',
+    title: `inferbench compare — ${names.join(' vs ')}`,
+    runs,
+    names,
+    markdown: renderCompareMarkdown(sections, verdict, opts),
+    sections: sections.map((s) => ({ heading: s.heading, table: s.table })),
+    verdict: { table: verdict.table, lines: verdict.lines },
+    csv: [{ file: 'compare.csv', text: renderCompareCsv(sections) }],
+    json: {
+      kind: 'compare',
+      slo: opts.slo ?? null,
+      gpuHourPrice: opts.gpuHourPrice ?? null,
+      commonRate: verdict.commonRate ?? null,
+      runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)),
+      sections: sections.map((s) => ({ series: s.series, heading: s.heading, table: s.table })),
+      verdict: { table: verdict.table, lines: verdict.lines, runs: verdict.runs },
+    },
+    charts: chartsFor(runs, names),
+    toolVersion,
+  };
+}

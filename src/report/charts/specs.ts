@@ -1,0 +1,166 @@
+import type { TopLevelSpec } from 'vega-lite';
+import type { StageSummary } from '../../metrics/summary.js';
+import type { StoredRun } from '../../store/run-store.js';
+import { CHART_FONT } from './render.js';
+
+/** A chart to write as <name>.svg / <name>.png and to show in the HTML report. */
+export interface ChartDef {
+  name: string;
+  title: string;
+  spec: TopLevelSpec;
+}
+
+const config = {
+  font: CHART_FONT,
+  background: 'white',
+  title: { fontSize: 15, anchor: 'start' as const, subtitleFontSize: 11, subtitleColor: '#555' },
+  axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e6e6e6' },
+  legend: { orient: 'bottom' as const, direction: 'vertical' as const, labelFontSize: 12, titleFontSize: 12, labelLimit: 640, symbolStrokeWidth: 2 },
+  view: { stroke: '#ccc' },
+};
+
+const runLegend = { field: 'series', type: 'nominal' as const, title: 'run', scale: { scheme: 'tableau10' } };
+
+/** Clicking a legend entry highlights that run (the HTML report's charts are interactive). */
+const legendPick = [{ name: 'pick', select: { type: 'point' as const, fields: ['series'] }, bind: 'legend' as const }];
+const fade = { condition: { param: 'pick', value: 1 }, value: 0.15 };
+
+function subtitle(runs: readonly StoredRun[]): string {
+  const models = [...new Set(runs.map((r) => r.summary.context.model))];
+  return models.join(' vs ');
+}
+
+const ok = (s: StageSummary): boolean => s.requests.ok > 0;
+
+/** The four seed-004 charts: x = input/output cell, one bar per run. */
+export const GRID_CHARTS = [
+  { name: 'throughput-req', title: 'Throughput (requests/s)', field: 'reqPerS' },
+  { name: 'throughput-token-out', title: 'Throughput (output token/s)', field: 'outTokPerS' },
+  { name: 'pertoken', title: 'Average latency per token (ms)', field: 'latPerTok' },
+  { name: 'per-out-token', title: 'Average latency per output token (ms)', field: 'latPerOutTok' },
+] as const;
+
+export function gridCharts(runs: readonly StoredRun[], names: readonly string[]): ChartDef[] {
+  const values: Record<string, string | number>[] = [];
+  const cells = new Map<string, [number, number]>();
+  runs.forEach((run, i) => {
+    for (const s of run.summary.stages.filter(ok)) {
+      const [inp = 0, outp = 0] = s.label.split('/').map(Number);
+      cells.set(s.label, [inp, outp]);
+      values.push({
+        series: names[i] ?? run.id,
+        cell: s.label,
+        reqPerS: s.requestThroughput,
+        outTokPerS: s.outputTokenThroughput,
+        latPerTok: s.metrics.latencyPerTokenMs?.mean ?? Number.NaN,
+        latPerOutTok: s.metrics.latencyPerOutputTokenMs?.mean ?? Number.NaN,
+      });
+    }
+  });
+  const order = [...cells.entries()].sort((a, b) => a[1][0] - b[1][0] || a[1][1] - b[1][1]).map(([k]) => k);
+  return GRID_CHARTS.map((c) => ({
+    name: c.name,
+    title: c.title,
+    spec: {
+      $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+      title: { text: c.title, subtitle: subtitle(runs) },
+      width: Math.max(360, order.length * (40 + 14 * runs.length)),
+      height: 300,
+      data: { values: values.filter((v) => Number.isFinite(v[c.field] as number)) },
+      params: legendPick,
+      mark: { type: 'bar', tooltip: { content: 'data' } },
+      encoding: {
+        x: { field: 'cell', type: 'ordinal', sort: order, title: 'input / output length (tokens)', axis: { labelAngle: 0 } },
+        xOffset: { field: 'series', type: 'nominal' },
+        y: { field: c.field, type: 'quantitative', title: c.title },
+        color: runLegend,
+        opacity: fade,
+      },
+      config,
+    } as TopLevelSpec,
+  }));
+}
+
+const SWEEP_METRICS = [
+  { key: 'ttft', metric: 'ttftMs', title: 'Time to first token (ms)' },
+  { key: 'itl', metric: 'itlMs', title: 'Inter-token latency (ms)' },
+  { key: 'e2e', metric: 'e2eMs', title: 'Request latency (ms)' },
+] as const;
+const SWEEP_AXES = [
+  { key: 'req-rate', field: 'reqPerS', title: 'achieved request throughput (req/s)' },
+  { key: 'token-rate', field: 'outTokPerS', title: 'output token throughput (tokens/s)' },
+] as const;
+
+/** Latency-vs-throughput curves for sweeps: p50 solid, p99 dashed, one colour per run. */
+export function sweepCharts(runs: readonly StoredRun[], names: readonly string[]): ChartDef[] {
+  const values: Record<string, string | number>[] = [];
+  runs.forEach((run, i) => {
+    for (const s of run.summary.stages.filter(ok)) {
+      for (const [stat, pick] of [['p50', 'median'], ['p99', 'p99']] as const) {
+        const row: Record<string, string | number> = {
+          series: names[i] ?? run.id,
+          row: s.label,
+          stat,
+          reqPerS: s.requestThroughput,
+          outTokPerS: s.outputTokenThroughput,
+        };
+        for (const m of SWEEP_METRICS) row[m.key] = s.metrics[m.metric]?.[pick] ?? Number.NaN;
+        values.push(row);
+      }
+    }
+  });
+  const charts: ChartDef[] = [];
+  for (const m of SWEEP_METRICS) {
+    for (const ax of SWEEP_AXES) {
+      const title = `${m.title.replace(/ \(ms\)$/, '')} vs ${ax.key === 'req-rate' ? 'request' : 'output token'} throughput`;
+      charts.push({
+        name: `${m.key}-vs-${ax.key}`,
+        title,
+        spec: {
+          $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+          title: { text: title, subtitle: `${subtitle(runs)} — p50 solid, p99 dashed` },
+          width: 560,
+          height: 320,
+          data: { values: values.filter((v) => Number.isFinite(v[m.key] as number)) },
+          params: legendPick,
+          mark: { type: 'line', point: true, strokeWidth: 2, tooltip: { content: 'data' } },
+          encoding: {
+            x: { field: ax.field, type: 'quantitative', title: ax.title },
+            y: { field: m.key, type: 'quantitative', title: m.title, scale: { type: 'log' } },
+            color: runLegend,
+            strokeDash: { field: 'stat', type: 'nominal', title: 'percentile', legend: { symbolType: 'stroke', symbolSize: 400 }, scale: { domain: ['p50', 'p99'], range: [[1, 0], [6, 4]] } },
+            detail: { field: 'stat' },
+            order: { field: ax.field, type: 'quantitative' },
+            opacity: fade,
+          },
+          config,
+        } as TopLevelSpec,
+      });
+    }
+  }
+  return charts;
+}
+
+/** Per-request distributions for the HTML report (values already sampled). */
+export function histogramChart(name: string, title: string, values: { series: string; value: number }[]): ChartDef {
+  return {
+    name,
+    title,
+    spec: {
+      $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+      title: { text: title, subtitle: 'per request, successful measured requests (sampled when large)' },
+      width: 560,
+      height: 220,
+      data: { values },
+      params: legendPick,
+      mark: { type: 'bar', tooltip: true },
+      encoding: {
+        x: { field: 'value', type: 'quantitative', bin: { maxbins: 40 }, title },
+        y: { aggregate: 'count', type: 'quantitative', stack: null, title: 'requests' },
+        color: runLegend,
+        opacity: { condition: { param: 'pick', value: 0.55 }, value: 0.08 },
+      },
+      config,
+    } as TopLevelSpec,
+  };
+}

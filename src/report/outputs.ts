@@ -1,0 +1,79 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { configError } from '../core/errors.js';
+import type { StoredRun } from '../store/run-store.js';
+import { readRequestSample } from '../store/requests-reader.js';
+import type { ChartDef } from './charts/specs.js';
+import { specToSvg, svgToPng } from './charts/render.js';
+import { renderHtml } from './html.js';
+import type { Table } from './table.js';
+
+export const REPORT_FORMATS = ['md', 'csv', 'json', 'html', 'png', 'svg'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export function parseFormats(raw: string): ReportFormat[] {
+  const parts = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const bad = parts.filter((p) => !(REPORT_FORMATS as readonly string[]).includes(p));
+  if (bad.length || parts.length === 0) {
+    throw configError(`--format ${JSON.stringify(raw)}: unknown format ${bad.map((b) => `"${b}"`).join(', ') || '(empty)'}`, `choose from ${REPORT_FORMATS.join(',')}`);
+  }
+  return [...new Set(parts)] as ReportFormat[];
+}
+
+/** Everything `report` or `compare` can write, built once from the runs. */
+export interface ReportBundle {
+  kind: 'report' | 'compare';
+  title: string;
+  runs: StoredRun[];
+  names: string[];
+  markdown: string;
+  sections: { heading: string; table: Table }[];
+  verdict?: { table: Table; lines: string[] };
+  csv: { file: string; text: string }[];
+  json: object;
+  charts: ChartDef[];
+  toolVersion: string;
+}
+
+/** Writes the asked formats under outDir; returns the paths written. */
+export async function writeBundle(bundle: ReportBundle, formats: readonly ReportFormat[], outDir: string): Promise<string[]> {
+  const dir = resolve(outDir);
+  mkdirSync(dir, { recursive: true });
+  const written: string[] = [];
+  const put = (file: string, data: string | Buffer): void => {
+    writeFileSync(join(dir, file), data);
+    written.push(join(dir, file));
+  };
+  if (formats.includes('md')) put(`${bundle.kind}.md`, bundle.markdown);
+  if (formats.includes('csv')) for (const c of bundle.csv) put(c.file, c.text);
+  if (formats.includes('json')) put(`${bundle.kind}.json`, `${JSON.stringify({ schemaVersion: 1, ...bundle.json }, null, 2)}\n`);
+  if (formats.includes('png') || formats.includes('svg')) {
+    for (const chart of bundle.charts) {
+      const svg = await specToSvg(chart.spec);
+      if (formats.includes('svg')) put(`${chart.name}.svg`, svg);
+      if (formats.includes('png')) put(`${chart.name}.png`, await svgToPng(svg));
+    }
+  }
+  if (formats.includes('html')) {
+    const samples = await Promise.all(bundle.runs.map((r) => readRequestSample(r.dir)));
+    const html = await renderHtml({
+      title: bundle.title,
+      runs: bundle.runs,
+      names: bundle.names,
+      sections: bundle.sections,
+      ...(bundle.verdict ? { verdict: bundle.verdict } : {}),
+      charts: bundle.charts,
+      samples,
+      generatedAt: new Date().toISOString(),
+      toolVersion: bundle.toolVersion,
+    });
+    put(`${bundle.kind}.html`, html);
+  }
+  return written;
+}
+
+/** `inferbench-reports/20261122-071500-compare`: next to the results, never inside a run folder. */
+export function defaultReportDir(kind: 'report' | 'compare', date = new Date()): string {
+  const stamp = date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return join('inferbench-reports', `${stamp}-${kind}`);
+}

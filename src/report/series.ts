@@ -1,0 +1,19 @@
+import type { StoredRun } from '../store/run-store.js';
+
+/** Legend text for a run: engine · GPUs×GPU · quant [· label] [(predicted)]. */
+export function seriesLabel(run: StoredRun): string {
+  const { context, target } = run.summary;
+  const engine = target.engine && target.engine !== 'unknown' ? target.engine : context.engine;
+  const parts = [engine];
+  if (context.engineVersion) parts[0] = `${engine} ${context.engineVersion}`;
+  if (context.gpu) parts.push(`${context.gpus ?? 1}×${context.gpu}`);
+  parts.push(context.quant ?? 'fp16');
+  if (context.label) parts.push(context.label);
+  return `${parts.join(' · ')}${context.predicted ? ' (predicted)' : ''}`;
+}
+
+/** One legend name per run; runs that would read the same get their run id appended. */
+export function seriesNames(runs: readonly StoredRun[]): string[] {
+  const base = runs.map(seriesLabel);
+  return base.map((name, i) => (base.filter((b) => b === name).length > 1 ? `${name} [${runs[i]?.id ?? i}]` : name));
+}

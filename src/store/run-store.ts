@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { configError } from '../core/errors.js';
+import type { RunSummaryDoc } from '../report/run-summary.js';
+import { firstIssue, manifestSchema, summarySchema, SUPPORTED_SCHEMA_VERSION, type ParsedManifest } from './schema.js';
+
+export const DEFAULT_RESULTS_DIR = 'inferbench-results';
+
+/** A saved run folder, read and validated. */
+export interface StoredRun {
+  /** First 8 hex of sha256(folder name): stable as long as the folder keeps its name. */
+  id: string;
+  name: string;
+  dir: string;
+  summary: RunSummaryDoc;
+  manifest?: ParsedManifest;
+  schemaVersion: number;
+  /** Things a reader should know (newer schema, unreadable manifest). */
+  warnings: string[];
+}
+
+export function runIdOf(folderName: string): string {
+  return createHash('sha256').update(folderName).digest('hex').slice(0, 8);
+}
+
+function readJson(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw configError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const why = (err as Error).message.split('\n')[0] ?? 'bad JSON';
+    throw configError(`${path} is not valid JSON (${why})`, 'the file is corrupt; re-create it with `inferbench run` or remove the folder');
+  }
+}
+
+/** Reads one run folder; a corrupt summary.json is a one-line error. */
+export function openRunDir(dir: string): StoredRun {
+  const abs = resolve(dir);
+  const summaryPath = join(abs, 'summary.json');
+  const parsed = summarySchema.safeParse(readJson(summaryPath));
+  if (!parsed.success) {
+    throw configError(`${summaryPath} is not an inferbench run summary (${firstIssue(parsed.error)})`, 'the file is corrupt or from another tool');
+  }
+  const warnings: string[] = [];
+  const { schemaVersion, ...summary } = parsed.data;
+  if (schemaVersion > SUPPORTED_SCHEMA_VERSION) {
+    warnings.push(`summary.json has schema ${schemaVersion}, newer than this inferbench (${SUPPORTED_SCHEMA_VERSION}): fields it does not know are ignored`);
+  }
+  let manifest: ParsedManifest | undefined;
+  const manifestPath = join(abs, 'manifest.json');
+  if (existsSync(manifestPath)) {
+    try {
+      const m = manifestSchema.safeParse(readJson(manifestPath));
+      if (m.success) manifest = m.data;
+      else warnings.push(`manifest.json unreadable (${firstIssue(m.error)})`);
+    } catch (err) {
+      warnings.push((err as Error).message);
+    }
+  }
+  const name = basename(abs);
+  return { id: runIdOf(name), name, dir: abs, summary, ...(manifest ? { manifest } : {}), schemaVersion, warnings };
+}
+
+export interface ListedRun {
+  id: string;
+  name: string;
+  dir: string;
+  run?: StoredRun;
+  /** Set when the folder has a summary.json that could not be read. */
+  error?: string;
+}
+
+/** Every folder directly under `root` that holds a summary.json, oldest first by name (names start with a timestamp). */
+export function listRuns(root: string): ListedRun[] {
+  const abs = resolve(root);
+  if (!existsSync(abs)) return [];
+  const out: ListedRun[] = [];
+  for (const entry of readdirSync(abs, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const dir = join(abs, entry.name);
+    if (!existsSync(join(dir, 'summary.json'))) continue;
+    const base = { id: runIdOf(entry.name), name: entry.name, dir };
+    try {
+      out.push({ ...base, run: openRunDir(dir) });
+    } catch (err) {
+      out.push({ ...base, error: (err as Error).message });
+    }
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+const isRunDir = (p: string): boolean => existsSync(join(p, 'summary.json')) && statSync(p).isDirectory();
+
+/** A RUN argument: a run folder (path), a folder name under the results dir, a run id or a unique id prefix. */
+export function resolveRun(ref: string, resultsDir: string): StoredRun {
+  const asPath = resolve(ref);
+  if (existsSync(asPath)) {
+    if (isRunDir(asPath)) return openRunDir(asPath);
+    if (basename(asPath) === 'summary.json') return openRunDir(join(asPath, '..'));
+  }
+  const hint = `list run ids with \`inferbench ls${resultsDir === DEFAULT_RESULTS_DIR ? '' : ` --results ${resultsDir}`}\`, or pass a run folder path`;
+  const runs = listRuns(resultsDir);
+  const byName = runs.find((r) => r.name === ref);
+  const lower = ref.toLowerCase();
+  const byId = /^[0-9a-f]{4,8}$/.test(lower) ? runs.filter((r) => r.id.startsWith(lower)) : [];
+  const hit = byName ?? (byId.length === 1 ? byId[0] : undefined);
+  if (byId.length > 1 && !byName) {
+    throw configError(`run id "${ref}" is ambiguous: ${byId.map((r) => `${r.id} (${r.name})`).join(', ')}`, 'give more characters of the id');
+  }
+  if (!hit) throw configError(`unknown run "${ref}" (not a run folder, nor a run id in ${resolve(resultsDir)})`, hint);
+  if (hit.error !== undefined || !hit.run) throw configError(hit.error ?? `cannot read ${hit.dir}`);
+  return hit.run;
+}
+
+export interface RunFilter {
+  model?: string;
+  engine?: string;
+  gpu?: string;
+  label?: string;
+  since?: Date;
+}
+
+const has = (value: string | undefined, needle: string | undefined): boolean =>
+  needle === undefined || (value ?? '').toLowerCase().includes(needle.toLowerCase());
+
+export function matchesFilter(run: StoredRun, f: RunFilter): boolean {
+  const { context, target, createdAt } = run.summary;
+  if (!has(context.model, f.model)) return false;
+  if (f.engine !== undefined && !has(context.engine, f.engine) && !has(target.engine, f.engine)) return false;
+  if (!has(context.gpu, f.gpu)) return false;
+  if (!has(context.label, f.label)) return false;
+  if (f.since) {
+    const t = Date.parse(createdAt || run.manifest?.createdAt || '');
+    if (!(t >= f.since.getTime())) return false;
+  }
+  return true;
+}

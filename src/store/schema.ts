@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { StageSummary } from '../metrics/summary.js';
+import type { RunSummaryDoc } from '../report/run-summary.js';
+
+/** The newest schema this build writes; files from newer builds are read as far as their fields are known. */
+export const SUPPORTED_SCHEMA_VERSION = 1;
+
+// JSON has no NaN: a figure that was NaN comes back as null.
+const num = z.number().nullable().transform((v) => v ?? Number.NaN);
+
+const stats = z.object({
+  count: z.number(),
+  mean: num,
+  median: num,
+  p90: num,
+  p95: num,
+  p99: num,
+  min: num,
+  max: num,
+  stddev: num.default(Number.NaN),
+});
+
+const slo = z.object({ ttftMs: z.number().optional(), itlMs: z.number().optional(), e2eMs: z.number().optional() });
+
+const stage = z.object({
+  index: z.number(),
+  label: z.string(),
+  kind: z.enum(['closed', 'open', 'burst']),
+  concurrency: z.number().optional(),
+  targetRate: z.number().optional(),
+  durationS: num,
+  requests: z.object({
+    total: z.number(),
+    ok: z.number(),
+    errors: z.number().default(0),
+    incomplete: z.number().default(0),
+    warmup: z.number().default(0),
+  }),
+  errorsByCode: z.record(z.string(), z.number()).default({}),
+  failureShare: z.number().default(0),
+  firstError: z.string().optional(),
+  requestThroughput: num,
+  outputTokenThroughput: num,
+  promptTokenThroughput: num.default(Number.NaN),
+  totalTokenThroughput: num.default(Number.NaN),
+  sendRate: num.default(Number.NaN),
+  belowTarget: z.boolean().default(false),
+  meanConcurrency: num.default(Number.NaN),
+  metrics: z.record(z.string(), stats).default({}),
+  outputLengthMismatches: z.number().default(0),
+  promptLengthMismatches: z.number().default(0),
+  tokenCountSources: z.record(z.string(), z.number()).default({}),
+  goodput: z.object({ slo, requestsPerS: z.number(), good: z.number() }).optional(),
+  interrupted: z.boolean().default(false),
+});
+
+const context = z.object({
+  model: z.string(),
+  engine: z.string(),
+  engineVersion: z.string().optional(),
+  gpu: z.string().optional(),
+  gpus: z.number().optional(),
+  quant: z.string().optional(),
+  promptTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  predicted: z.boolean().optional(),
+  label: z.string().optional(),
+});
+
+export const summarySchema = z.object({
+  schemaVersion: z.number().int().default(1),
+  tool: z.object({ name: z.literal('inferbench'), version: z.string() }).default({ name: 'inferbench', version: 'unknown' }),
+  runId: z.string().default(''),
+  createdAt: z.string().default(''),
+  finishedAt: z.string().default(''),
+  layout: z.enum(['sweep', 'grid']),
+  context,
+  target: z
+    .object({
+      url: z.string().optional(),
+      api: z.string().default('unknown'),
+      engine: z.string().default('unknown'),
+      model: z.string().default(''),
+      simulated: z.boolean().default(false),
+      detection: z.string().optional(),
+    })
+    .default({ api: 'unknown', engine: 'unknown', model: '', simulated: false }),
+  profile: z.string().default(''),
+  workload: z.string().default(''),
+  windowRules: z.string().default(''),
+  stages: z.array(stage),
+  interrupted: z.boolean().default(false),
+  notes: z.array(z.string()).default([]),
+  outDir: z.string().optional(),
+});
+
+/** manifest.json: only what the store shows; everything else stays in the file. */
+export const manifestSchema = z.object({
+  schemaVersion: z.number().int().default(1),
+  createdAt: z.string().optional(),
+  command: z.string().optional(),
+  seed: z.number().optional(),
+  node: z.string().optional(),
+});
+
+export type ParsedSummary = z.infer<typeof summarySchema>;
+export type ParsedManifest = z.infer<typeof manifestSchema>;
+
+// Compile-time proof that a parsed file is what the table renderers take.
+const _stageFits = (s: z.infer<typeof stage>): StageSummary => s;
+const _docFits = (d: ParsedSummary): Omit<RunSummaryDoc, 'health'> => d;
+void _stageFits;
+void _docFits;
+
+/** First problem of a failed parse, as "at stages.0.label: expected string". */
+export function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const at = issue.path.length ? ` at ${issue.path.join('.')}` : '';
+  return `${issue.message}${at}`;
+}
