@@ -155,7 +155,7 @@ export function histogramChart(name: string, title: string, values: { series: st
       params: legendPick,
       mark: { type: 'bar', tooltip: true },
       encoding: {
-        x: { field: 'value', type: 'quantitative', bin: { maxbins: 40 }, title },
+        x: { field: 'value', type: 'quantitative', bin: { maxbins: 40 }, title, axis: { labelOverlap: true, tickCount: 8 } },
         y: { aggregate: 'count', type: 'quantitative', stack: null, title: 'requests' },
         color: runLegend,
         opacity: { condition: { param: 'pick', value: 0.55 }, value: 0.08 },
