@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isUserError, InferbenchError } from '../core/errors.js';
+import { DEFAULT_SIM } from './defaults.js';
 import { toolVersion } from './version.js';
 
 const io = { stdout: process.stdout, stderr: process.stderr };
@@ -65,6 +66,26 @@ export function buildProgram(): Command {
       const { runCommand } = await import('./run-command.js');
       const outcome = await runCommand(resolveRunOptions(flags), io);
       process.exitCode = outcome.exitCode;
+    });
+
+  program
+    .command('sim')
+    .description('serve the simulated engine on 127.0.0.1, speaking one engine\'s API')
+    .option('--engine <name>', 'vllm | vllm-legacy | tgi | sglang | lmdeploy | llamacpp | triton | ollama', DEFAULT_SIM.engine)
+    .option('--model <name>', 'model from the catalog', DEFAULT_SIM.model)
+    .option('--gpu <name>', 'GPU from the catalog', DEFAULT_SIM.gpu)
+    .option('--gpus <n>', 'tensor-parallel GPUs', String(DEFAULT_SIM.gpus))
+    .option('--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 (default: from the model name)')
+    .option('--host <addr>', 'loopback address to bind', '127.0.0.1')
+    .option('--port <n>', 'port (0 = any free port)', '8000')
+    .option('--faults <spec>', 'inject faults, e.g. 429:0.05,500:0.01,reset:0.02,stall:0.01,malformed:0.01,truncate:0.01,slow-first-byte:0.02')
+    .option('--seed <n>', 'seed for faults, natural lengths and noise', '1')
+    .option('--time-scale <x>', 'multiply all model time (0 = infinitely fast engine)')
+    .option('--max-num-seqs <n>', 'override the engine\'s batch limit')
+    .option('--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)')
+    .action(async (flags: Record<string, unknown>) => {
+      const { simCommand } = await import('./sim-command.js');
+      process.exitCode = await simCommand(flags as unknown as import('./sim-command.js').SimFlags, io);
     });
 
   addProfileFlags(

@@ -26,8 +26,9 @@ export class HealthMonitor {
     const cpu = process.cpuUsage(this.cpu0);
     const wallMs = performance.now() - this.t0;
     const share = wallMs > 0 ? (cpu.user + cpu.system) / 1000 / wallMs : 0;
-    // Waiting for a client concurrency slot is queueing the user asked for, not client lag.
-    const lag = Math.max(0, ...stages.map((s) => s.metrics.timerLagMs?.p99 ?? 0));
+    // Waiting for a concurrency slot is queueing the user asked for, and a burst sends everything "at
+    // once" only as fast as requests can be written: neither is the client falling behind a schedule.
+    const lag = Math.max(0, ...stages.filter((s) => s.kind !== 'burst').map((s) => s.metrics.timerLagMs?.p99 ?? 0));
     // The histogram is in ns and includes the sampling resolution itself.
     const loopP99 = this.loop.count > 0 ? Math.max(0, this.loop.percentile(99) / 1e6 - 5) : 0;
     const reasons: string[] = [];

@@ -44,7 +44,12 @@ export interface StageSummary {
   totalTokenThroughput: number;
   /** Measured requests sent per second over the window (open loop: compare with targetRate). */
   sendRate: number;
-  /** Open loop only: completions fell below 90% of the target rate (the server could not keep up). */
+  /**
+   * Steady-state completion rate: (n − 1) / (last completion − first completion). Unlike
+   * requestThroughput it is not lowered by the tail of a short row, so it decides belowTarget.
+   */
+  completionRate?: number;
+  /** Open loop only: completionRate fell below 90% of the target rate (the server could not keep up). */
   belowTarget: boolean;
   /** Time-weighted mean of requests in flight. */
   meanConcurrency: number;
@@ -135,6 +140,7 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
     promptTokenThroughput: rate(promptSum),
     totalTokenThroughput: rate(outputSum + promptSum),
     sendRate: rate(measured.length),
+    completionRate: completionRate(ok),
     belowTarget: false,
     meanConcurrency: meanConcurrency(measured, start, end),
     metrics,
@@ -148,7 +154,7 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
   if (spec.kind === 'closed') summary.concurrency = spec.concurrency;
   if (spec.kind === 'open') {
     summary.targetRate = spec.rate;
-    summary.belowTarget = summary.requestThroughput < 0.9 * spec.rate;
+    summary.belowTarget = ok.length >= 3 && (summary.completionRate ?? 0) < 0.9 * spec.rate;
   }
   if (slo && (slo.ttftMs !== undefined || slo.itlMs !== undefined || slo.e2eMs !== undefined)) {
     const good = ok.filter(
@@ -160,6 +166,17 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
     summary.goodput = { slo, good, requestsPerS: rate(good) };
   }
   return summary;
+}
+
+function completionRate(ok: RequestRecord[]): number {
+  if (ok.length < 2) return 0;
+  let first = Infinity;
+  let last = -Infinity;
+  for (const r of ok) {
+    if (r.endAtMs < first) first = r.endAtMs;
+    if (r.endAtMs > last) last = r.endAtMs;
+  }
+  return last > first ? ((ok.length - 1) * 1000) / (last - first) : 0;
 }
 
 /** Time-weighted mean in-flight count over [start, end] by a sweep over send/end events. */

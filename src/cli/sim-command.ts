@@ -1,0 +1,65 @@
+import { configError } from '../core/errors.js';
+import { parseNumber, type Problems } from '../config/parse.js';
+import { loadCatalogFile } from '../sim/catalog/load-file.js';
+import { startSimServer } from '../sim/server/index.js';
+import type { SimEngineKind } from '../sim/wire/types.js';
+import { DEFAULT_SIM } from './defaults.js';
+
+export interface SimFlags {
+  engine: string;
+  model: string;
+  gpu: string;
+  gpus: string;
+  quant?: string;
+  host: string;
+  port: string;
+  faults?: string;
+  seed: string;
+  timeScale?: string;
+  maxNumSeqs?: string;
+  catalog?: string[];
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** `inferbench sim`: serve the simulated engine on loopback until Ctrl-C. */
+export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
+  const p: Problems = [];
+  const gpus = parseNumber('--gpus', flags.gpus, p, { integer: true, positive: true });
+  const port = parseNumber('--port', flags.port, p, { integer: true, min: 0 });
+  const seed = parseNumber('--seed', flags.seed, p, { integer: true, min: 0 });
+  const timeScale = parseNumber('--time-scale', flags.timeScale, p, { min: 0 });
+  const maxNumSeqs = parseNumber('--max-num-seqs', flags.maxNumSeqs, p, { integer: true, positive: true });
+  if (port !== undefined && port > 65535) p.push(`--port ${port} is not a TCP port (0–65535)`);
+  if (!LOOPBACK.has(flags.host)) p.push(`--host ${flags.host}: the simulator serves loopback only (127.0.0.1, localhost or ::1)`);
+  if (p.length > 0) throw configError(p.join('; '));
+  for (const file of flags.catalog ?? []) loadCatalogFile(file);
+
+  const server = await startSimServer({
+    engine: flags.engine as SimEngineKind,
+    model: flags.model,
+    gpu: flags.gpu,
+    gpus: gpus ?? DEFAULT_SIM.gpus,
+    ...(flags.quant ? { quant: flags.quant } : {}),
+    host: flags.host,
+    port: port ?? 0,
+    seed: seed ?? 1,
+    ...(flags.faults ? { faults: flags.faults } : {}),
+    ...(timeScale !== undefined ? { modelTimeScale: timeScale } : {}),
+    ...(maxNumSeqs !== undefined ? { maxNumSeqs } : {}),
+  });
+  const d = server.description;
+  io.stdout.write(
+    `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +
+      `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens, max ${d.maxNumSeqs} sequences; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
+      `  press Ctrl-C to stop\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  io.stderr.write('inferbench sim: stopped\n');
+  return 0;
+}
