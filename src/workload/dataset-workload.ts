@@ -1,0 +1,72 @@
+import type { LengthDist } from './lengths.js';
+import { sampleLength } from './lengths.js';
+import { loadDataset, type DatasetEntry, type DatasetFormat } from './dataset.js';
+import { cellRng, Stream } from './seeding.js';
+import { countPromptTokens, type Tokenizer } from './tokenizer.js';
+import type { Workload, WorkItem } from './types.js';
+
+export interface DatasetSpec {
+  path: string;
+  format?: DatasetFormat;
+  /** CSV prompt column (`--data-column`). */
+  column?: string;
+  outputColumn?: string;
+  /** Use this many entries (`--num-prompts`); default all. */
+  numPrompts?: number;
+  /** Seeded random order (default true); false keeps file order. */
+  shuffle?: boolean;
+  /** Overrides every output length (file values and ShareGPT reference lengths). */
+  output?: LengthDist;
+  chat?: boolean;
+}
+
+/** Output length when neither the file nor the flags give one. */
+export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
+
+export async function datasetWorkload(spec: DatasetSpec, tokenizer: Tokenizer, seed: number, description: string): Promise<Workload> {
+  const data = await loadDataset(spec.path, {
+    ...(spec.format ? { format: spec.format } : {}),
+    ...(spec.column ? { column: spec.column } : {}),
+    ...(spec.outputColumn ? { outputColumn: spec.outputColumn } : {}),
+  });
+  const order = data.entries.map((_, i) => i);
+  if (spec.shuffle ?? true) {
+    const rng = cellRng(seed, Stream.sample);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [order[i], order[j]] = [order[j] as number, order[i] as number];
+    }
+  }
+  const chosen = order.slice(0, spec.numPrompts ?? order.length).map((i) => data.entries[i] as DatasetEntry);
+  const cache = new Map<number, WorkItem>();
+  const count = (e: DatasetEntry): number => {
+    const messages = e.messages ?? [{ role: 'user' as const, content: e.prompt }];
+    if (spec.chat && tokenizer.countChatTokens) return tokenizer.countChatTokens(messages);
+    return spec.chat ? messages.reduce((n, m) => n + tokenizer.encode(m.content).length, 0) : countPromptTokens(tokenizer, e.prompt);
+  };
+  const skipped = data.skipped > 0 ? `, ${data.skipped} conversations without a reply skipped` : '';
+  return {
+    description: `${description} [${data.format}, ${chosen.length} of ${data.entries.length} entries${skipped}]`,
+    size: chosen.length,
+    item(index) {
+      const slot = index % chosen.length;
+      let item = cache.get(slot);
+      if (item) return item;
+      const e = chosen[slot] as DatasetEntry;
+      const outputTokens = spec.output
+        ? sampleLength(spec.output, cellRng(seed, Stream.outputLength, slot))
+        : (e.outputTokens ?? (e.reference !== undefined ? Math.max(1, tokenizer.encode(e.reference).length) : DEFAULT_DATASET_OUTPUT_TOKENS));
+      // Counted lazily: only the entries a run uses pay for tokenization.
+      item = {
+        prompt: e.prompt,
+        ...(e.messages ? { messages: e.messages } : spec.chat ? { messages: [{ role: 'user', content: e.prompt }] } : {}),
+        promptTokens: count(e),
+        promptTokenSource: 'client-tokenizer',
+        outputTokens,
+      };
+      if (cache.size > 4096) cache.clear();
+      cache.set(slot, item);
+      return item;
+    },
+  };
+}
