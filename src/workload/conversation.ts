@@ -2,7 +2,7 @@ import type { ChatMessage } from '../dialects/types.js';
 import { sampleLength, type LengthDist } from './lengths.js';
 import type { PromptBuilder } from './prompt-builder.js';
 import { cellRng, Stream } from './seeding.js';
-import type { ConversationWorkload, WorkItem } from './types.js';
+import type { ConversationWorkload, Workload, WorkItem } from './types.js';
 
 export interface ConversationPlan {
   turns: LengthDist;
@@ -67,4 +67,8 @@ export function buildTurnMessages(history: readonly ChatMessage[], next: string 
 /** The history after a reply arrived: what was sent plus the assistant's actual text. */
 export function appendReply(sent: readonly ChatMessage[], reply: string): ChatMessage[] {
   return [...sent, { role: 'assistant', content: reply }];
+}
+
+export function isConversationWorkload(w: Workload): w is ConversationWorkload {
+  return typeof (w as Partial<ConversationWorkload>).turn === 'function';
 }

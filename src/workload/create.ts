@@ -79,10 +79,11 @@ export async function createWorkload(spec: WorkloadSpec, deps: WorkloadDeps): Pr
   const layout: ChatLayout = shape.prefixTokens > 0 ? 'system+user' : 'user';
   const trace = spec.kind === 'trace' ? await loadTrace(spec.path, { ...(spec.timeScale ? { timeScale: spec.timeScale } : {}), ...(spec.format ? { format: spec.format } : {}) }) : undefined;
 
-  const make = (builder: PromptBuilder): Workload => {
-    if (spec.kind === 'conversation') return conversationWorkload(spec, builder, seed, description);
-    if (spec.kind === 'trace') return traceWorkload(trace ?? [], builder, spec.blockTokens ?? 512, description);
-    return syntheticWorkload(spec, builder, seed, description);
+  const make = (builder: PromptBuilder, note = ''): Workload => {
+    const text = description + note;
+    if (spec.kind === 'conversation') return conversationWorkload(spec, builder, seed, text);
+    if (spec.kind === 'trace') return traceWorkload(trace ?? [], builder, spec.blockTokens ?? 512, text);
+    return syntheticWorkload(spec, builder, seed, text);
   };
   const model = await calibrateWordModel(counter, shape.chat ? [layout] : []);
   if (model) {
@@ -99,7 +100,7 @@ export async function createWorkload(spec: WorkloadSpec, deps: WorkloadDeps): Pr
   } else if (server) {
     throw configError('--tokenizer server: too few one-token words in the server tokenizer', 'pass --tokenizer PATH/tokenizer.json instead');
   }
-  return make(reencodeBuilder(tokenizer, shape, seed));
+  return make(reencodeBuilder(tokenizer, shape, seed), ', fitted by re-encoding');
 }
 
 async function firstMismatch(

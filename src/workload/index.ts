@@ -21,7 +21,7 @@ export {
 export { loadDataset, type Dataset, type DatasetEntry, type DatasetFormat, type DatasetOptions } from './dataset.js';
 export { DEFAULT_DATASET_OUTPUT_TOKENS, type DatasetSpec } from './dataset-workload.js';
 export { loadTrace, parseTimestamp, type TraceEntry, type TraceOptions } from './trace.js';
-export { appendReply, buildTurnMessages, type ConversationPlan } from './conversation.js';
+export { appendReply, buildTurnMessages, isConversationWorkload, type ConversationPlan } from './conversation.js';
 export { createWorkload, describeWorkload, type PrefixSpec, type WorkloadDeps, type WorkloadSpec } from './create.js';
 export { createFixedLengthWorkload, createSyntheticWorkload, type SyntheticOptions } from './synthetic.js';
 export { parseCsv, type CsvRecord } from './csv.js';
