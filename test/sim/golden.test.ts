@@ -14,7 +14,7 @@ import { parseSeedFile } from '../../src/sim/seeds.js';
 const TOLERANCE: Record<string, { median: number; max: number }> = {
   'sync TTFT': { median: 15, max: 60 },
   'sync ITL': { median: 15, max: 40 },
-  'saturated output tok/s': { median: 20, max: 70 },
+  'saturated output tok/s': { median: 25, max: 50 },
   'grid throughput': { median: 15, max: 60 },
   'grid latency/output token': { median: 10, max: 50 },
 };
