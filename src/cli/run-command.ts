@@ -171,6 +171,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   }
 }
 
+const MODEL_OPTIONAL = new Set(['vllm', 'tgi']);
+
 async function resolveApi(
   opts: RunOptions,
   baseUrl: string,
@@ -179,7 +181,8 @@ async function resolveApi(
   const auth = opts.apiKey ? { apiKey: opts.apiKey } : {};
   if (opts.api === 'auto') {
     const found = await detectEngine(baseUrl, auth);
-    const model = opts.model ?? sim?.model ?? found.model ?? found.models[0];
+    // vLLM's legacy server and TGI serve one model and take no model name in the request.
+    const model = opts.model ?? sim?.model ?? found.model ?? found.models[0] ?? (MODEL_OPTIONAL.has(found.api) ? 'served model' : undefined);
     if (!model) throw configError(`the server at ${baseUrl} lists no model`, 'pass --model NAME');
     const version = found.version ? ` ${found.version}` : '';
     return {

@@ -1,0 +1,62 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../../src/metrics/record.js';
+import { startSimServer } from '../../src/sim/server/index.js';
+import { SIM_ENGINE_KINDS } from '../../src/sim/wire/types.js';
+import { runCli } from '../helpers/cli.js';
+
+// What --api auto should conclude for each simulated engine.
+const EXPECTED: Record<string, { engine: RegExp; api: string; forced: boolean }> = {
+  vllm: { engine: /^vllm /, api: 'openai-completions', forced: true },
+  'vllm-legacy': { engine: /^vllm-legacy/, api: 'vllm', forced: true },
+  tgi: { engine: /^tgi /, api: 'tgi', forced: false },
+  sglang: { engine: /^sglang /, api: 'openai-completions', forced: true },
+  lmdeploy: { engine: /^lmdeploy/, api: 'openai-chat', forced: true },
+  llamacpp: { engine: /^llamacpp/, api: 'openai-completions', forced: true },
+  triton: { engine: /^triton/, api: 'triton', forced: true },
+  ollama: { engine: /^ollama /, api: 'ollama', forced: false },
+};
+
+describe('a full sweep against the simulator speaking every engine dialect (--api auto)', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'inferbench-engines-'));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  for (const kind of SIM_ENGINE_KINDS) {
+    it(`${kind}: detected, 11 rows, token counts equal the server's`, async () => {
+      const expected = EXPECTED[kind]!;
+      // A fast model (time × 0.05) keeps the sweep short; the engine's scheduling is unchanged.
+      const sim = await startSimServer({ engine: kind, model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 3, modelTimeScale: 0.05 });
+      try {
+        const out = join(tmp, kind);
+        const res = await runCli([
+          'run', '--target', sim.url, '--profile', 'sweep', '--max-seconds', '0.4', '--prompt-tokens', '64',
+          '--output-tokens', '24', '--max-concurrency', '16', '--drain', '10', '--out', out, '--no-progress',
+        ]);
+        expect(res.stderr).toBe('');
+        expect(res.code).toBe(0);
+        const detected = /detected: (.*)/.exec(res.stdout)?.[1] ?? '';
+        expect(detected).toMatch(expected.engine);
+        expect(detected).toContain(`speaking ${expected.api}`);
+        expect(res.stdout.split('\n').filter((l) => /^\|\s+(synchronous|asynchronous@|throughput)/.test(l))).toHaveLength(11);
+
+        const records = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
+        const ok = records.filter((r) => r.status === 'ok');
+        expect(ok.length).toBe(records.length);
+        // Every count the client reports matches what the server generated, request for request.
+        const truth = sim.truth.finished().filter((t) => t.finishReason !== 'abort');
+        const clientCounts = ok.map((r) => r.outputTokens).sort((a, b) => a - b);
+        const serverCounts = truth.map((t) => t.plannedMs.length).sort((a, b) => a - b);
+        expect(clientCounts).toEqual(serverCounts);
+        if (expected.forced) for (const r of ok) expect(r.outputTokens).toBe(24);
+        for (const r of ok) expect(r.tokenCountSource).not.toBe('chunk-count');
+      } finally {
+        await sim.close();
+      }
+    });
+  }
+});
