@@ -27,7 +27,8 @@ function htmlTable(t: Table): string {
 
 function metadataTable(runs: readonly StoredRun[], names: readonly string[]): Table {
   const rows = runs.map((r, i) => {
-    const { context: c, target: t, summary } = { context: r.summary.context, target: r.summary.target, summary: r.summary };
+    const { summary } = r;
+    const { context: c, target: t } = summary;
     return [
       r.id,
       r.name,

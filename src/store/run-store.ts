@@ -76,7 +76,7 @@ export interface ListedRun {
   error?: string;
 }
 
-/** Every folder directly under `root` that holds a summary.json, oldest first by name (names start with a timestamp). */
+/** Every folder directly under `root` that holds a summary.json, oldest first. */
 export function listRuns(root: string): ListedRun[] {
   const abs = resolve(root);
   if (!existsSync(abs)) return [];
@@ -92,7 +92,8 @@ export function listRuns(root: string): ListedRun[] {
       out.push({ ...base, error: (err as Error).message });
     }
   }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
+  const created = (r: ListedRun): string => r.run?.summary.createdAt || r.run?.manifest?.createdAt || '';
+  return out.sort((a, b) => created(a).localeCompare(created(b)) || a.name.localeCompare(b.name));
 }
 
 const isRunDir = (p: string): boolean => existsSync(join(p, 'summary.json')) && statSync(p).isDirectory();

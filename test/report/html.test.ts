@@ -66,7 +66,7 @@ describe('HTML report in headless Chromium', () => {
       void d.dismiss();
     });
     await page.goto(pathToFileURL(html).href);
-    await page.evaluate(() => (window as unknown as { inferbenchCharts: Promise<unknown> }).inferbenchCharts.then(() => true));
+    await page.evaluate(() => (globalThis as unknown as { inferbenchCharts: Promise<unknown> }).inferbenchCharts.then(() => true));
 
     const charts = await page.$$eval('figure.chart', (figs) =>
       figs.map((f) => ({
@@ -91,7 +91,7 @@ describe('HTML report in headless Chromium', () => {
     expect(svgText).toContain(`evil${PAYLOAD}`);
     expect(await page.locator('script').count()).toBe(3);
     expect(await page.locator('img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();

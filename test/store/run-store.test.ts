@@ -23,13 +23,14 @@ const configErrorOf = (f: () => unknown): InferbenchError => {
 };
 
 describe('run store', () => {
-  it('gives each folder a stable 8-hex id and lists runs oldest first', () => {
+  it('gives each folder a stable 8-hex id and lists runs oldest first (by createdAt)', () => {
     expect(runIdOf('20261101-100000-grid-vllm')).toBe(runIdOf('20261101-100000-grid-vllm'));
     expect(runIdOf('20261101-100000-grid-vllm')).toMatch(/^[0-9a-f]{8}$/);
     const runs = listRuns(fx.results);
-    expect(runs.map((r) => r.name)).toEqual(['20261101-100000-grid-vllm', '20261102-100000-grid-tgi']);
-    expect(runs[0]?.run?.summary.layout).toBe('grid');
-    expect(runs[1]?.run?.summary.context.label).toBe('tgi-baseline');
+    expect(runs.map((r) => r.name).sort()).toEqual(['20261101-100000-grid-vllm', '20261102-100000-grid-tgi']);
+    const created = runs.map((r) => r.run?.summary.createdAt ?? '');
+    expect([...created].sort()).toEqual(created);
+    expect(runs.find((r) => r.name.endsWith('tgi'))?.run?.summary.context.label).toBe('tgi-baseline');
   });
 
   it('resolves a run by path, folder name, full id and unique id prefix', () => {
@@ -47,7 +48,8 @@ describe('run store', () => {
   });
 
   it('filters by engine, label, model and date', () => {
-    const [vllm, tgi] = listRuns(fx.results).map((r) => r.run!);
+    const byName = (end: string) => listRuns(fx.results).find((r) => r.name.endsWith(end))!.run!;
+    const [vllm, tgi] = [byName('vllm'), byName('tgi')];
     expect(matchesFilter(tgi!, { engine: 'TGI' })).toBe(true);
     expect(matchesFilter(vllm!, { engine: 'tgi' })).toBe(false);
     expect(matchesFilter(tgi!, { label: 'baseline', model: 'qwen2-7b' })).toBe(true);
