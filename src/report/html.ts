@@ -59,7 +59,7 @@ function distributionCharts(names: readonly string[], samples: readonly RequestS
   ] as const;
   return metrics.flatMap(([key, name, title]) => {
     const values = samples.flatMap((s, i) => s[key].map((value) => ({ series: names[i] ?? String(i), value })));
-    return values.length ? [histogramChart(name, title, values)] : [];
+    return values.length ? [histogramChart(name, title, values, names)] : [];
   });
 }
 

@@ -19,7 +19,14 @@ const config = {
   view: { stroke: '#ccc' },
 };
 
-const runLegend = { field: 'series', type: 'nominal' as const, title: 'run', scale: { scheme: 'tableau10' } };
+/** Colours follow the order the runs were given in (the baseline first), not the alphabet. */
+const runLegend = (names: readonly string[]) => ({
+  field: 'series',
+  type: 'nominal' as const,
+  title: 'run',
+  sort: [...names],
+  scale: { domain: [...names], scheme: 'tableau10' },
+});
 
 /** Clicking a legend entry highlights that run (the HTML report's charts are interactive). */
 const legendPick = [{ name: 'pick', select: { type: 'point' as const, fields: ['series'] }, bind: 'legend' as const }];
@@ -71,9 +78,9 @@ export function gridCharts(runs: readonly StoredRun[], names: readonly string[])
       mark: { type: 'bar', tooltip: { content: 'data' } },
       encoding: {
         x: { field: 'cell', type: 'ordinal', sort: order, title: 'input / output length (tokens)', axis: { labelAngle: 0 } },
-        xOffset: { field: 'series', type: 'nominal' },
+        xOffset: { field: 'series', type: 'nominal', sort: [...names] },
         y: { field: c.field, type: 'quantitative', title: c.title },
-        color: runLegend,
+        color: runLegend(names),
         opacity: fade,
       },
       config,
@@ -127,7 +134,7 @@ export function sweepCharts(runs: readonly StoredRun[], names: readonly string[]
           encoding: {
             x: { field: ax.field, type: 'quantitative', title: ax.title },
             y: { field: m.key, type: 'quantitative', title: m.title, scale: { type: 'log' } },
-            color: runLegend,
+            color: runLegend(names),
             strokeDash: { field: 'stat', type: 'nominal', title: 'percentile', legend: { symbolType: 'stroke', symbolSize: 400 }, scale: { domain: ['p50', 'p99'], range: [[1, 0], [6, 4]] } },
             detail: { field: 'stat' },
             order: { field: ax.field, type: 'quantitative' },
@@ -142,7 +149,7 @@ export function sweepCharts(runs: readonly StoredRun[], names: readonly string[]
 }
 
 /** Per-request distributions for the HTML report (values already sampled). */
-export function histogramChart(name: string, title: string, values: { series: string; value: number }[]): ChartDef {
+export function histogramChart(name: string, title: string, values: { series: string; value: number }[], names: readonly string[]): ChartDef {
   return {
     name,
     title,
@@ -157,7 +164,7 @@ export function histogramChart(name: string, title: string, values: { series: st
       encoding: {
         x: { field: 'value', type: 'quantitative', bin: { maxbins: 40 }, title, axis: { labelOverlap: true, tickCount: 8 } },
         y: { aggregate: 'count', type: 'quantitative', stack: null, title: 'requests' },
-        color: runLegend,
+        color: runLegend(names),
         opacity: { condition: { param: 'pick', value: 0.55 }, value: 0.08 },
       },
       config,
