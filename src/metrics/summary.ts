@@ -33,6 +33,7 @@ export interface StageSummary {
   /** first send → last completion of measured requests, seconds. */
   durationS: number;
   requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number };
+  /** Failed requests by error code; HTTP errors as `E_HTTP_STATUS:<status>`. */
   errorsByCode: Record<string, number>;
   /** errors / (ok + errors): requests cut by the run's end or a stop are counted apart, as incomplete. */
   failureShare: number;
@@ -81,7 +82,9 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
 
   const errorsByCode: Record<string, number> = {};
   for (const r of errors) {
-    const code = r.error?.code ?? 'E_INTERNAL';
+    // HTTP failures are told apart by status: a 429 (back off) and a 500 (broken) mean different things.
+    const status = r.error?.httpStatus;
+    const code = `${r.error?.code ?? 'E_INTERNAL'}${status !== undefined ? `:${status}` : ''}`;
     errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
   }
   const tokenCountSources: Record<string, number> = {};

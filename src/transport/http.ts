@@ -52,6 +52,7 @@ export class HttpTarget {
       let now = 0;
       let ok = true;
       let errorBody = '';
+      let retryAfterNote = '';
       let payloads = 0;
       let bodyHead = '';
       let allFramesCounted = true;
@@ -111,10 +112,16 @@ export class HttpTarget {
             this.timeouts.totalMs,
           );
         },
-        onResponseStart: (_ctl, statusCode) => {
+        onResponseStart: (_ctl, statusCode, headers) => {
           ex.headersAtMs = performance.now();
           ex.httpStatus = statusCode;
           ok = statusCode >= 200 && statusCode < 300;
+          // The server's id for this request, to join the record with server-side traces (the sim's truth).
+          const rid = headers['x-sim-request-id'] ?? headers['x-request-id'];
+          if (rid !== undefined) ex.serverRequestId = String(rid);
+          // Failures are recorded, never retried behind the user's back; Retry-After goes into the message.
+          const retryAfter = ok ? undefined : headers['retry-after'];
+          if (retryAfter !== undefined) retryAfterNote = ` (Retry-After: ${String(retryAfter)})`;
         },
         onResponseData: (_ctl, chunk) => {
           now = performance.now();
@@ -130,7 +137,7 @@ export class HttpTarget {
           now = performance.now();
           if (!ok) {
             const status = ex.httpStatus ?? 0;
-            fail('E_HTTP_STATUS', `HTTP ${status}: ${dialect.errorMessage(status, errorBody + decoder.decode())}`, status);
+            fail('E_HTTP_STATUS', `HTTP ${status}: ${dialect.errorMessage(status, errorBody + decoder.decode())}${retryAfterNote}`, status);
             return finish();
           }
           const tail = decoder.decode();

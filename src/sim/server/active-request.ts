@@ -36,6 +36,7 @@ export class ActiveRequest implements SimRequestListener {
   private count = 0;
   private ended = false;
   private headSent = false;
+  private closed = false;
   /** Frames held back while a stall or slow first byte is in effect. */
   private gatedUntil = 0;
   private pending = '';
@@ -124,6 +125,8 @@ export class ActiveRequest implements SimRequestListener {
   }
 
   private close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.d.truth.close(this.rec);
     this.d.onDone();
   }
@@ -191,7 +194,11 @@ export class ActiveRequest implements SimRequestListener {
 
   private ungate(): void {
     this.gatedUntil = 0;
-    if (this.res.destroyed) return;
+    // A client that gave up during the stall left a finished request waiting here to be closed.
+    if (this.res.destroyed) {
+      if (this.ended) this.close();
+      return;
+    }
     this.sendHead();
     if (this.pending !== '') {
       const data = this.pending;
