@@ -61,6 +61,7 @@ export function buildProgram(): Command {
     .option('--timeout-request <s>', 'whole request, seconds', '1800')
     .option('--drain <s>', 'after --max-seconds, how long requests in flight may finish', '30')
     .option('--no-progress', 'no live progress lines')
+    .option('--resume <dir>', 'continue an interrupted run from its first unfinished row (same config and seed)')
     .action(async (flags: Record<string, unknown>) => {
       const { resolveRunOptions } = await import('../config/run-options.js');
       const { runCommand } = await import('./run-command.js');

@@ -17,6 +17,7 @@ import { loadApproxTokenizer } from '../workload/tokenizer.js';
 import { buildProfileConfig } from './profile-config.js';
 import { Progress } from './progress.js';
 import type { EmbeddedSim } from './embedded-sim.js';
+import { loadResumeState } from './resume.js';
 import { toolVersion } from './version.js';
 
 export interface RunOutcome {
@@ -45,6 +46,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 
   let sim: EmbeddedSim | undefined;
   let target: HttpTarget | undefined;
+  const resumed = opts.resume !== undefined ? loadResumeState(opts.resume) : undefined;
+  if (resumed) opts = resumed.options(opts);
   try {
     let baseUrl = opts.target;
     if (!baseUrl) {
@@ -69,7 +72,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       createSyntheticWorkload({ promptTokens, outputTokens, seed: opts.seed, tokenizer });
     const profileCfg = buildProfileConfig(opts, workloadFor);
 
-    const createdAt = new Date();
+    const createdAt = resumed ? new Date(resumed.createdAt) : new Date();
     const outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));
     writer = new RunWriter(outDir);
     const context = {
@@ -82,7 +85,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...(opts.label ? { label: opts.label } : {}),
       ...(opts.profile !== 'grid' ? { promptTokens: opts.promptTokens, outputTokens: opts.outputTokens } : {}),
     };
-    writer.writeJson('manifest.json', {
+    if (!resumed) writer.writeJson('manifest.json', {
       tool: { name: 'inferbench', version: toolVersion() },
       createdAt: createdAt.toISOString(),
       node: process.version,
@@ -120,18 +123,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
         w.appendRecord(r);
       },
     });
-    say(`running ${opts.profile} profile; results in ${outDir}`);
-    const result = await runBenchmark(profileCfg, runner, {
-      signal: abort.signal,
-      ...(opts.slo ? { slo: opts.slo } : {}),
-      onStageStart: (spec, i) => progress.stageStarted(spec, i),
-      onStageEnd: (s) => progress.stageEnded(s),
-      stopReason: (s) => hopelessReason(s, dialect.name, baseUrl),
-    });
-    progress.stop();
-    await writer.close();
-
-    const doc: RunSummaryDoc = {
+    const docFor = (stages: StageSummary[], interrupted: boolean): RunSummaryDoc => ({
       tool: { name: 'inferbench', version: toolVersion() },
       runId: outDir.split(/[\\/]/).pop() ?? outDir,
       createdAt: createdAt.toISOString(),
@@ -142,13 +134,34 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       profile: opts.profile,
       workload: profileCfg.workload.description,
       windowRules: windowRules(opts),
-      stages: result.stages,
-      health: health.finish(result.stages),
-      interrupted: result.interrupted,
+      stages,
+      interrupted,
       notes,
       outDir,
-    };
-    writer.writeJson('summary.json', doc);
+    });
+    const done: StageSummary[] = [...(resumed?.stages ?? [])];
+    say(resumed ? `resuming ${opts.profile} profile at row ${done.length + 1}; results in ${outDir}` : `running ${opts.profile} profile; results in ${outDir}`);
+    const result = await runBenchmark(profileCfg, runner, {
+      signal: abort.signal,
+      completed: resumed?.stages ?? [],
+      firstRequestId: resumed?.nextRequestId ?? 0,
+      ...(opts.slo ? { slo: opts.slo } : {}),
+      onStageStart: (spec, i) => progress.stageStarted(spec, i),
+      onStageEnd: (s, r) => {
+        progress.stageEnded(s);
+        // Written after every row, so a crash loses at most the row in progress (and --resume restarts it).
+        if (!r.interrupted) {
+          done.push(s);
+          w.writeJson('summary.json', { ...docFor(done, false), complete: false });
+        }
+      },
+      stopReason: (s) => hopelessReason(s, dialect.name, baseUrl),
+    });
+    progress.stop();
+    await writer.close();
+
+    const doc: RunSummaryDoc = { ...docFor(result.stages, result.interrupted), health: health.finish(result.stages) };
+    writer.writeJson('summary.json', { ...doc, complete: !result.interrupted });
     const md = renderMarkdownReport(doc);
     if (opts.formats.includes('md')) writer.writeText('table.md', md);
     if (opts.formats.includes('csv')) writer.writeText('table.csv', renderCsvReport(doc));

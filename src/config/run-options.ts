@@ -62,6 +62,7 @@ export interface RawRunFlags {
   timeoutRequest?: string;
   drain?: string;
   progress?: boolean;
+  resume?: string;
 }
 
 export interface RunOptions {
@@ -102,6 +103,8 @@ export interface RunOptions {
   timeouts: Partial<Timeouts>;
   drainSeconds: number;
   progress: boolean;
+  /** Continue the run in this folder from its first unfinished row. */
+  resume?: string;
 }
 
 /** Seconds per stage when nothing bounds it: a sweep against the built-in simulator then takes about a minute. */
@@ -169,6 +172,7 @@ export function resolveRunOptions(
   set('quant', raw.quant);
   set('label', raw.label);
   set('out', raw.out);
+  set('resume', raw.resume);
   set('slo', parseSlo(raw.slo, p));
   set('apiKey', raw.apiKey ?? (env['OPENAI_API_KEY'] || undefined));
   set('extraBody', parseJsonObject('--extra-body', raw.extraBody, p));

@@ -4,6 +4,10 @@ import type { StageResult, StageRunner, StageSpec } from './types.js';
 
 export interface BenchmarkHooks {
   signal?: AbortSignal;
+  /** Stages already finished by an earlier, interrupted run of the same profile (resume). */
+  completed?: StageSummary[];
+  /** First request id to use (resume continues the numbering). */
+  firstRequestId?: number;
   slo?: Slo;
   onStageStart?(spec: StageSpec, index: number): void;
   onStageEnd?(summary: StageSummary, result: StageResult): void;
@@ -21,9 +25,9 @@ export interface BenchmarkResult {
 
 /** Walks a profile stage by stage on any runner (real HTTP or the simulator in virtual time). */
 export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hooks: BenchmarkHooks = {}): Promise<BenchmarkResult> {
-  const stages: StageSummary[] = [];
+  const stages: StageSummary[] = [...(hooks.completed ?? [])];
   const results: StageResult[] = [];
-  let nextId = 0;
+  let nextId = hooks.firstRequestId ?? 0;
   for (;;) {
     if (hooks.signal?.aborted) break;
     const spec = nextStage(cfg, stages);
