@@ -24,6 +24,7 @@ export class HttpTarget {
   private readonly origin: string;
   private readonly pathPrefix: string;
   private readonly authHeader: string | undefined;
+  private readonly apiKey: string | undefined;
   private readonly inFlight = new Set<Dispatcher.DispatchController>();
 
   constructor(opts: HttpTargetOptions) {
@@ -31,6 +32,7 @@ export class HttpTarget {
     this.origin = url.origin;
     this.pathPrefix = url.pathname.replace(/\/+$/, '');
     this.timeouts = { ...defaultTimeouts, ...opts.timeouts };
+    this.apiKey = opts.apiKey || undefined;
     this.authHeader = opts.apiKey ? `Bearer ${opts.apiKey}` : undefined;
     this.pool = new Pool(this.origin, {
       connections: Math.max(1, opts.connections),
@@ -61,7 +63,9 @@ export class HttpTarget {
       let settled = false;
       let totalTimer: NodeJS.Timeout | undefined;
 
-      const fail = (code: ErrorCode, message: string, httpStatus?: number): void => {
+      const fail = (code: ErrorCode, raw: string, httpStatus?: number): void => {
+        // A server that echoes the credentials must not get them written into records and reports.
+        const message = this.apiKey ? raw.split(this.apiKey).join('<redacted>') : raw;
         if (!ex.error) ex.error = httpStatus === undefined ? { code, message } : { code, message, httpStatus };
       };
       const onFrame = (event: FrameEvent | null): void => {
