@@ -77,6 +77,7 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   if (ex.headersAtMs !== undefined) record.headersAtMs = ex.headersAtMs;
   if (ex.usage?.cachedTokens !== undefined) record.cachedTokens = ex.usage.cachedTokens;
   if (ex.finishReason !== undefined) record.finishReason = ex.finishReason;
+  if (ex.serverRequestId !== undefined) record.serverRequestId = ex.serverRequestId;
   if (error) record.error = error;
   if (firstTokenAtMs !== undefined && lastTokenAtMs !== undefined) {
     record.firstTokenAtMs = firstTokenAtMs;

@@ -47,6 +47,8 @@ export interface RequestRecord {
   clientPromptTokens: number;
   cachedTokens?: number;
   finishReason?: string;
+  /** The server's id for the request (x-sim-request-id / x-request-id), for joining with server traces. */
+  serverRequestId?: string;
 
   error?: { code: ErrorCode; message: string; httpStatus?: number };
 }
