@@ -30,8 +30,8 @@ async function run(label: string, load: () => Promise<Tokenizer>, chat: boolean,
   const sample = Math.min(200, n);
   for (let i = 0; i < sample; i++) {
     const it = w.item(Math.floor((i * n) / sample));
-    const n = it.messages && tokenizer.countChatTokens ? tokenizer.countChatTokens(it.messages) : countPromptTokens(tokenizer, it.prompt);
-    if (n === TOKENS) exact++;
+    const counted = it.messages && tokenizer.countChatTokens ? tokenizer.countChatTokens(it.messages) : countPromptTokens(tokenizer, it.prompt);
+    if (counted === TOKENS) exact++;
   }
   const checkMs = performance.now() - t;
   console.log(
