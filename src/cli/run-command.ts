@@ -115,6 +115,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       seed: opts.seed,
       signal: abort.signal,
       drainMs: opts.drainSeconds * 1000,
+      ...(opts.slo ? { slo: opts.slo } : {}),
       ...(opts.extraBody ? { extraBody: opts.extraBody } : {}),
       onDispatch: () => void progress.counters.dispatched++,
       onRecord: (r) => {

@@ -35,7 +35,7 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     const index = stages.length;
     hooks.onStageStart?.(spec, index);
     const result = await runner.runStage(spec, index, nextId);
-    nextId += result.records.length;
+    nextId += result.requestCount ?? result.records.length;
     const summary = summarizeStage(result, hooks.slo);
     stages.push(summary);
     results.push(result);

@@ -1,5 +1,7 @@
 import { realClock, sleepUntil } from '../core/clock.js';
+import { StageAccumulator } from '../metrics/accumulator.js';
 import type { RequestRecord } from '../metrics/record.js';
+import type { Slo } from '../metrics/summary.js';
 import { createArrivalProcess } from './arrivals.js';
 import type { StageResult, StageSpec } from './types.js';
 
@@ -27,6 +29,8 @@ export interface DriverOptions {
   cancelInFlight?: () => void;
   onRecord?: (record: RequestRecord) => void;
   onDispatch?: () => void;
+  /** Goodput SLO for the stage summary. */
+  slo?: Slo;
 }
 
 /** Default request count for burst (throughput) stages with no limit at all. */
@@ -42,7 +46,7 @@ export async function runStageRealtime(
   firstRequestId: number,
   opts: DriverOptions,
 ): Promise<StageResult> {
-  const records: RequestRecord[] = [];
+  const accumulator = new StageAccumulator(opts.slo);
   const startedAtMs = realClock.now();
   const { maxRequests, maxSeconds, warmupSeconds = 0 } = spec.limits;
   const deadline = maxSeconds !== undefined ? startedAtMs + maxSeconds * 1000 : Infinity;
@@ -62,7 +66,7 @@ export async function runStageRealtime(
     const p = opts
       .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec })
       .then((record) => {
-        records.push(record);
+        accumulator.add(record);
         opts.onRecord?.(record);
       })
       .finally(() => {
@@ -125,7 +129,9 @@ export async function runStageRealtime(
   return {
     spec,
     index,
-    records,
+    records: [],
+    accumulator,
+    requestCount: dispatched,
     startedAtMs,
     endedAtMs: realClock.now(),
     interrupted: opts.signal?.aborted === true,

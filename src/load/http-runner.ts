@@ -1,6 +1,7 @@
 import type { Dialect, GenerationRequest } from '../dialects/types.js';
 import { buildRecord } from '../metrics/derive.js';
 import type { RequestRecord } from '../metrics/record.js';
+import type { Slo } from '../metrics/summary.js';
 import type { HttpTarget } from '../transport/http.js';
 import type { Tokenizer } from '../workload/tokenizer.js';
 import { runStageRealtime } from './driver.js';
@@ -20,6 +21,7 @@ export interface HttpRunnerOptions {
   onDispatch?: () => void;
   /** Grace for in-flight requests after a stage's maxSeconds, before they are cancelled. */
   drainMs?: number;
+  slo?: Slo;
 }
 
 /** A StageRunner that sends real HTTP requests through one dialect. */
@@ -34,6 +36,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
         ...(opts.onRecord ? { onRecord: opts.onRecord } : {}),
         ...(opts.onDispatch ? { onDispatch: opts.onDispatch } : {}),
         ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}),
+        ...(opts.slo ? { slo: opts.slo } : {}),
         cancelInFlight: () => target.abortAll(),
         execute: async ({ id, stage, itemIndex, scheduledAtMs, clientQueueMs, warmup }) => {
           const item = spec.workload.item(itemIndex);

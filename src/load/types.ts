@@ -1,3 +1,4 @@
+import type { StageAccumulator } from '../metrics/accumulator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Workload } from '../workload/types.js';
 
@@ -42,11 +43,20 @@ export interface BurstStage extends StageBase {
 
 export type StageSpec = ClosedStage | OpenStage | BurstStage;
 
-/** What a stage runner hands back: every record, in completion order, plus the stage's window. */
+/**
+ * What a stage runner hands back. Virtual-time runners keep their records; the real-time driver keeps
+ * none (they went to onRecord, i.e. to disk) and folds them into an accumulator as they finish, so
+ * memory stays flat however long the stage runs.
+ */
 export interface StageResult {
   spec: StageSpec;
   index: number;
+  /** Records kept in memory (empty when the runner streamed them out). */
   records: RequestRecord[];
+  /** When present, the summary comes from here instead of `records`. */
+  accumulator?: StageAccumulator;
+  /** Requests this stage sent; defaults to records.length. */
+  requestCount?: number;
   startedAtMs: number;
   endedAtMs: number;
   /** True if the run was interrupted during this stage. */

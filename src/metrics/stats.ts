@@ -11,7 +11,7 @@ export interface Stats {
   stddev: number;
 }
 
-export function computeStats(values: readonly number[]): Stats | undefined {
+export function computeStats(values: ArrayLike<number>): Stats | undefined {
   const n = values.length;
   if (n === 0) return undefined;
   const sorted = Float64Array.from(values).sort();

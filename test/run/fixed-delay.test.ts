@@ -6,18 +6,27 @@ import type { RequestRecord } from '../../src/metrics/record.js';
 import { HttpTarget } from '../../src/transport/http.js';
 import { createSyntheticWorkload } from '../../src/workload/synthetic.js';
 import { loadApproxTokenizer } from '../../src/workload/tokenizer.js';
-import { startFixedDelayServer, type FixedDelayServer } from '../helpers/openai-server.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { repoRoot } from '../helpers/cli.js';
 
 const TTFT = 60;
 const ITL = 25;
 const TOKENS = 12;
 
 describe('measuring a server with known fixed delays', () => {
-  let server: FixedDelayServer;
+  // The server runs in its own process: sharing one event loop would let each side delay the other.
+  let child: ChildProcess;
+  let server: { url: string; truthUrl: string };
   beforeAll(async () => {
-    server = await startFixedDelayServer({ ttftMs: TTFT, itlMs: ITL, promptTokens: 33 });
+    child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/fixed-delay-child.ts', String(TTFT), String(ITL), '33'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const line = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+    const [url = '', truthUrl = ''] = line.split(' ');
+    server = { url, truthUrl: `${truthUrl}/truth` };
   });
-  afterAll(() => server.close());
+  afterAll(() => void child.kill('SIGTERM'));
 
   for (const api of ['openai-chat', 'openai-completions'] as const) {
     it(`${api}: TTFT and ITL match the server's delays at 100 concurrent streams; counts come from usage`, async () => {
@@ -53,7 +62,8 @@ describe('measuring a server with known fixed delays', () => {
       const m = row!.metrics;
       // The server is timer-driven on the same two busy cores, so it runs a little late; compare the client
       // with what the server actually did (same clock), and the server with its nominal delays, loosely.
-      const truth = server.truth.splice(0);
+      const truth = (await (await fetch(server.truthUrl)).json()) as Array<{ receivedAtMs: number; writesMs: number[] }>;
+      expect(truth).toHaveLength(300);
       const serverTtft = median(truth.map((t) => (t.writesMs[0] as number) - t.receivedAtMs));
       const serverItl = median(truth.map((t) => ((t.writesMs[TOKENS - 1] as number) - (t.writesMs[0] as number)) / (TOKENS - 1)));
       expect(Math.abs(m.ttftMs!.median - serverTtft)).toBeLessThan(10);

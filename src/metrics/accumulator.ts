@@ -1,0 +1,157 @@
+import { DDSketch } from '@datadog/sketches-js';
+import type { RequestRecord } from './record.js';
+import { computeStats, type Stats } from './stats.js';
+
+/** A growable column of doubles: 8 bytes per value instead of a record object per request. */
+class Column {
+  private data = new Float64Array(256);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  view(): Float64Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/** Token-level values (chunk gaps) go to a sketch: 0.5% relative error, constant memory. */
+class SketchStats {
+  private readonly sketch = new DDSketch({ relativeAccuracy: 0.005 });
+  private sumSq = 0;
+  add(v: number): void {
+    this.sketch.accept(v);
+    this.sumSq += v * v;
+  }
+  stats(): Stats | undefined {
+    const s = this.sketch;
+    if (s.count === 0) return undefined;
+    const mean = s.sum / s.count;
+    const q = (p: number): number => s.getValueAtQuantile(p);
+    return {
+      count: s.count,
+      mean,
+      median: q(0.5),
+      p90: q(0.9),
+      p95: q(0.95),
+      p99: q(0.99),
+      min: s.min,
+      max: s.max,
+      stddev: Math.sqrt(Math.max(0, this.sumSq / s.count - mean * mean)),
+    };
+  }
+}
+
+const REQUEST_METRICS = [
+  'ttftMs',
+  'itlMs',
+  'e2eMs',
+  'queuedE2eMs',
+  'latencyPerTokenMs',
+  'latencyPerOutputTokenMs',
+  'promptTokens',
+  'outputTokens',
+] as const;
+type RequestMetric = (typeof REQUEST_METRICS)[number];
+
+/**
+ * Everything a stage summary needs, folded in as records finish: exact columns for per-request
+ * metrics, a sketch for chunk gaps, counters for the rest. Records themselves are not kept.
+ */
+export class StageAccumulator {
+  measured = 0;
+  ok = 0;
+  errors = 0;
+  incomplete = 0;
+  warmup = 0;
+  firstSentMs = Infinity;
+  lastEndMs = -Infinity;
+  firstOkEndMs = Infinity;
+  lastOkEndMs = -Infinity;
+  /** Σ (end − sent) of measured requests: time-weighted concurrency × window. */
+  busyMs = 0;
+  outputTokens = 0;
+  promptTokens = 0;
+  outputLengthMismatches = 0;
+  promptLengthMismatches = 0;
+  readonly errorsByCode: Record<string, number> = {};
+  readonly tokenCountSources: Record<string, number> = {};
+  firstError?: string;
+  firstIncomplete?: string;
+  private readonly columns = new Map<string, Column>();
+  private readonly gaps = new SketchStats();
+  /** Records that met every SLO; counted only when an SLO is set. */
+  good = 0;
+
+  constructor(private readonly slo?: { ttftMs?: number; itlMs?: number; e2eMs?: number }) {}
+
+  add(r: RequestRecord): void {
+    if (r.warmup) {
+      this.warmup++;
+      return;
+    }
+    this.measured++;
+    if (r.sentAtMs < this.firstSentMs) this.firstSentMs = r.sentAtMs;
+    if (r.endAtMs > this.lastEndMs) this.lastEndMs = r.endAtMs;
+    this.busyMs += Math.max(0, r.endAtMs - r.sentAtMs);
+    this.col('dispatchLagMs').push(r.dispatchLagMs);
+    this.col('timerLagMs').push(r.dispatchLagMs - (r.clientQueueMs ?? 0));
+    this.col('clientQueueMs').push(r.clientQueueMs ?? 0);
+    if (r.status === 'incomplete') {
+      this.incomplete++;
+      this.firstIncomplete ??= r.error ? `${r.error.code}: ${r.error.message}` : 'incomplete';
+      return;
+    }
+    if (r.status === 'error') {
+      this.errors++;
+      // HTTP failures are told apart by status: a 429 (back off) and a 500 (broken) mean different things.
+      const status = r.error?.httpStatus;
+      const code = `${r.error?.code ?? 'E_INTERNAL'}${status !== undefined ? `:${status}` : ''}`;
+      this.errorsByCode[code] = (this.errorsByCode[code] ?? 0) + 1;
+      this.firstError ??= r.error ? `${r.error.code}: ${r.error.message}` : 'failed';
+      return;
+    }
+    this.ok++;
+    if (r.endAtMs < this.firstOkEndMs) this.firstOkEndMs = r.endAtMs;
+    if (r.endAtMs > this.lastOkEndMs) this.lastOkEndMs = r.endAtMs;
+    this.outputTokens += r.outputTokens;
+    this.promptTokens += r.promptTokens;
+    this.tokenCountSources[r.tokenCountSource] = (this.tokenCountSources[r.tokenCountSource] ?? 0) + 1;
+    if (r.outputTokens !== r.requestedOutputTokens) this.outputLengthMismatches++;
+    if (r.promptTokens !== r.clientPromptTokens) this.promptLengthMismatches++;
+    for (const name of REQUEST_METRICS) {
+      const v = r[name as RequestMetric];
+      if (v !== undefined && Number.isFinite(v)) this.col(name).push(v);
+    }
+    for (const g of r.chunkGapsMs) this.gaps.add(g);
+    const slo = this.slo;
+    if (
+      slo &&
+      (slo.ttftMs === undefined || (r.ttftMs ?? Infinity) <= slo.ttftMs) &&
+      (slo.itlMs === undefined || (r.itlMs ?? 0) <= slo.itlMs) &&
+      (slo.e2eMs === undefined || (r.e2eMs ?? Infinity) <= slo.e2eMs)
+    ) {
+      this.good++;
+    }
+  }
+
+  /** Exact statistics of a per-request metric (sorted copy), or the chunk-gap sketch. */
+  stats(name: string): Stats | undefined {
+    if (name === 'chunkGapMs') return this.gaps.stats();
+    const c = this.columns.get(name);
+    return c ? computeStats(c.view()) : undefined;
+  }
+
+  private col(name: string): Column {
+    let c = this.columns.get(name);
+    if (!c) {
+      c = new Column();
+      this.columns.set(name, c);
+    }
+    return c;
+  }
+}
