@@ -1,6 +1,6 @@
 import type { StoredRun } from '../store/run-store.js';
 
-/** Legend text for a run: engine · GPUs×GPU · quant [· label] [(predicted)]. */
+/** Legend text for a run: engine · GPUs×GPU · quant [· label] [(predicted | simulated)]. */
 export function seriesLabel(run: StoredRun): string {
   const { context, target } = run.summary;
   const engine = target.engine && target.engine !== 'unknown' ? target.engine : context.engine;
@@ -9,7 +9,7 @@ export function seriesLabel(run: StoredRun): string {
   if (context.gpu) parts.push(`${context.gpus ?? 1}×${context.gpu}`);
   parts.push(context.quant ?? 'fp16');
   if (context.label) parts.push(context.label);
-  return `${parts.join(' · ')}${context.predicted ? ' (predicted)' : ''}`;
+  return `${parts.join(' · ')}${context.predicted ? ' (predicted)' : target.simulated ? ' (simulated)' : ''}`;
 }
 
 /** One legend name per run; runs that would read the same get their run id appended. */

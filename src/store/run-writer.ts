@@ -29,7 +29,8 @@ export class RunWriter {
   }
 
   appendRecord(record: RequestRecord): void {
-    this.pending.push(JSON.stringify(record));
+    // Every line carries the schema version, so a line copied out of its run still says how to read it.
+    this.pending.push(`{"schemaVersion":${SCHEMA_VERSION},${JSON.stringify(record).slice(1)}`);
     if (this.pending.length >= 1000) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), 250);
   }

@@ -14,7 +14,7 @@ const config = {
   font: CHART_FONT,
   background: 'white',
   title: { fontSize: 15, anchor: 'start' as const, subtitleFontSize: 11, subtitleColor: '#555' },
-  axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e6e6e6' },
+  axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e6e6e6', labelOverlap: true, labelSeparation: 6 },
   legend: { orient: 'bottom' as const, direction: 'vertical' as const, labelFontSize: 12, titleFontSize: 12, labelLimit: 640, symbolStrokeWidth: 2 },
   view: { stroke: '#ccc' },
 };
