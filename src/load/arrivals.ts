@@ -11,7 +11,7 @@ export interface ArrivalProcess {
 }
 
 export interface ArrivalOptions {
-  kind: ArrivalKind;
+  kind: Exclude<ArrivalKind, 'trace'>;
   /** Requests per second; Infinity means everything at t=0. */
   rate: number;
   seed: number;

@@ -3,9 +3,13 @@ import { StageAccumulator } from '../metrics/accumulator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Slo } from '../metrics/summary.js';
 import { createArrivalProcess } from './arrivals.js';
-import type { StageResult, StageSpec } from './types.js';
+import type { Workload } from '../workload/types.js';
+import type { ArrivalKind, StageResult, StageSpec } from './types.js';
 
-/** Sends one request; resolves with its record (request failures are data, never rejections). */
+/**
+ * Sends one request — or, for a multi-turn workload, one whole conversation — and resolves with its
+ * record(s). Request failures are data, never rejections. Extra turns take ids from `allocateId`.
+ */
 export type ExecuteRequest = (req: {
   id: number;
   stage: number;
@@ -16,6 +20,9 @@ export type ExecuteRequest = (req: {
   clientQueueMs: number;
   warmup: boolean;
   spec: StageSpec;
+  allocateId: () => number;
+  /** Records of finished turns, as they finish (conversations only). */
+  emit: (record: RequestRecord) => void;
 }) => Promise<RequestRecord>;
 
 export interface DriverOptions {
@@ -51,24 +58,32 @@ export async function runStageRealtime(
   const { maxRequests, maxSeconds, warmupSeconds = 0 } = spec.limits;
   const deadline = maxSeconds !== undefined ? startedAtMs + maxSeconds * 1000 : Infinity;
   const warmupEnd = startedAtMs + warmupSeconds * 1000;
-  const limitCount = maxRequests ?? (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity);
+  const replay = spec.kind === 'open' && spec.arrival === 'trace';
+  const limitCount =
+    maxRequests ??
+    (replay ? spec.workload.size : undefined) ??
+    (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity);
   let dispatched = 0;
+  let nextId = firstRequestId;
+  const allocateId = (): number => nextId++;
+  const take = (record: RequestRecord): void => {
+    accumulator.add(record);
+    opts.onRecord?.(record);
+  };
   let inFlight = 0;
   const inFlightDone = new Set<Promise<void>>();
   let slotWaiter: (() => void) | undefined;
   const stopped = (): boolean => opts.signal?.aborted === true || realClock.now() >= deadline;
 
   const launch = (itemIndex: number, scheduledAtMs: number, clientQueueMs = 0): Promise<void> => {
-    const id = firstRequestId + dispatched++;
+    const id = allocateId();
+    dispatched++;
     inFlight++;
     opts.onDispatch?.();
     const warmup = scheduledAtMs < warmupEnd && warmupSeconds > 0;
     const p = opts
-      .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec })
-      .then((record) => {
-        accumulator.add(record);
-        opts.onRecord?.(record);
-      })
+      .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: take })
+      .then(take)
       .finally(() => {
         inFlight--;
         inFlightDone.delete(p);
@@ -92,9 +107,11 @@ export async function runStageRealtime(
   } else {
     const cap = spec.maxConcurrency ?? Infinity;
     const arrivals =
-      spec.kind === 'open'
-        ? createArrivalProcess({ kind: spec.arrival, rate: spec.rate, seed: opts.seed + index, ...burst(spec) })
-        : { next: () => 0 };
+      spec.kind !== 'open'
+        ? { next: () => 0 }
+        : replay
+          ? traceArrivals(spec.workload)
+          : createArrivalProcess({ kind: spec.arrival as ArrivalKindOf, rate: spec.rate, seed: opts.seed + index, ...burst(spec) });
     while (dispatched < limitCount) {
       const target = startedAtMs + arrivals.next();
       if (target >= deadline) break;
@@ -131,11 +148,19 @@ export async function runStageRealtime(
     index,
     records: [],
     accumulator,
-    requestCount: dispatched,
+    requestCount: nextId - firstRequestId,
     startedAtMs,
     endedAtMs: realClock.now(),
     interrupted: opts.signal?.aborted === true,
   };
+}
+
+type ArrivalKindOf = Exclude<ArrivalKind, 'trace'>;
+
+/** Trace replay: each item says when it goes (already divided by the time scale). */
+function traceArrivals(workload: Workload): { next(): number } {
+  let i = 0;
+  return { next: () => workload.item(i++).arrivalOffsetMs ?? 0 };
 }
 
 function burst(spec: StageSpec): { burstiness?: number } {

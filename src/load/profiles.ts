@@ -2,7 +2,7 @@ import type { StageSummary } from '../metrics/summary.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageLimits, StageSpec } from './types.js';
 
-export const PROFILE_NAMES = ['synchronous', 'concurrent', 'throughput', 'constant', 'poisson', 'sweep', 'grid'] as const;
+export const PROFILE_NAMES = ['synchronous', 'concurrent', 'throughput', 'constant', 'poisson', 'sweep', 'grid', 'replay'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export interface ProfileConfig {
@@ -75,6 +75,21 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
       const rate = rates[i - 2];
       return rate === undefined ? undefined : open(rate, cfg.sweepArrival ?? 'constant');
     }
+    case 'replay': {
+      if (i > 0) return undefined;
+      const n = limits.maxRequests ?? workload.size ?? 0;
+      const spanMs = n > 1 ? (workload.item(n - 1).arrivalOffsetMs ?? 0) : 0;
+      const rate = spanMs > 0 ? ((n - 1) * 1000) / spanMs : n;
+      return {
+        kind: 'open',
+        label: `replay of ${n} requests`,
+        limits: { ...limits, maxRequests: n },
+        workload,
+        rate,
+        arrival: 'trace',
+        ...(cfg.maxConcurrency !== undefined ? { maxConcurrency: cfg.maxConcurrency } : {}),
+      };
+    }
     case 'grid': {
       const g = cfg.grid;
       if (!g) return undefined;
@@ -107,6 +122,7 @@ export function plannedStageCount(cfg: ProfileConfig): number {
   switch (cfg.profile) {
     case 'synchronous':
     case 'throughput':
+    case 'replay':
       return 1;
     case 'concurrent':
       return cfg.concurrencies?.length ?? 0;

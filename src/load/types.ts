@@ -2,7 +2,8 @@ import type { StageAccumulator } from '../metrics/accumulator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Workload } from '../workload/types.js';
 
-export type ArrivalKind = 'constant' | 'poisson' | 'gamma';
+/** `trace`: each item carries its own arrival offset (replay). */
+export type ArrivalKind = 'constant' | 'poisson' | 'gamma' | 'trace';
 
 /** When to stop a stage, and what to leave out of its figures. */
 export interface StageLimits {

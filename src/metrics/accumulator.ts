@@ -122,7 +122,13 @@ export class StageAccumulator {
     this.promptTokens += r.promptTokens;
     this.tokenCountSources[r.tokenCountSource] = (this.tokenCountSources[r.tokenCountSource] ?? 0) + 1;
     if (r.outputTokens !== r.requestedOutputTokens) this.outputLengthMismatches++;
-    if (r.promptTokens !== r.clientPromptTokens) this.promptLengthMismatches++;
+    // Later turns carry history the client did not count; only whole prompts compare with the server.
+    if ((r.turn ?? 0) === 0 && r.promptTokenSource.startsWith('server')) {
+      this.col('promptTokenMismatch').push(r.promptTokens - r.clientPromptTokens);
+      if (r.promptTokens !== r.clientPromptTokens) this.promptLengthMismatches++;
+    }
+    if (r.turn !== undefined && r.ttftMs !== undefined) this.col(r.turn === 0 ? 'ttftFirstTurnMs' : 'ttftLaterTurnMs').push(r.ttftMs);
+    if (r.cachedTokens !== undefined) this.col('cachedTokens').push(r.cachedTokens);
     for (const name of REQUEST_METRICS) {
       const v = r[name as RequestMetric];
       if (v !== undefined && Number.isFinite(v)) this.col(name).push(v);

@@ -76,6 +76,10 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   };
   if (ex.headersAtMs !== undefined) record.headersAtMs = ex.headersAtMs;
   if (ex.usage?.cachedTokens !== undefined) record.cachedTokens = ex.usage.cachedTokens;
+  if (item.conversation) {
+    record.turn = item.conversation.turn;
+    record.conversationId = item.conversation.id;
+  }
   if (ex.finishReason !== undefined) record.finishReason = ex.finishReason;
   if (ex.serverRequestId !== undefined) record.serverRequestId = ex.serverRequestId;
   if (error) record.error = error;

@@ -46,6 +46,9 @@ export interface RequestRecord {
   /** The client's own prompt count, kept beside the server's to expose mismatches. */
   clientPromptTokens: number;
   cachedTokens?: number;
+  /** Multi-turn: the turn index (0 = first) and the conversation it belongs to. */
+  turn?: number;
+  conversationId?: number;
   finishReason?: string;
   /** The server's id for the request (x-sim-request-id / x-request-id), for joining with server traces. */
   serverRequestId?: string;

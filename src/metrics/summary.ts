@@ -22,21 +22,14 @@ const METRIC_NAMES = [
   'clientQueueMs',
   'promptTokens',
   'outputTokens',
+  'promptTokenMismatch',
+  'ttftFirstTurnMs',
+  'ttftLaterTurnMs',
+  'cachedTokens',
 ] as const;
 
-export type MetricName =
-  | 'ttftMs'
-  | 'itlMs'
-  | 'e2eMs'
-  | 'queuedE2eMs'
-  | 'latencyPerTokenMs'
-  | 'latencyPerOutputTokenMs'
-  | 'chunkGapMs'
-  | 'dispatchLagMs'
-  | 'timerLagMs'
-  | 'clientQueueMs'
-  | 'promptTokens'
-  | 'outputTokens';
+/** promptTokenMismatch: server-reported minus client-built prompt tokens (whole prompts with a server count). */
+export type MetricName = (typeof METRIC_NAMES)[number];
 
 /** One table row: a stage's figures over its measured window (warm-up excluded). */
 export interface StageSummary {

@@ -47,6 +47,9 @@ interface Pending {
   scheduledAtMs: number;
 }
 
+/** Same grace as `inferbench run --drain` by default. */
+const DRAIN_MS = 30_000;
+
 export function runVirtualStage(
   resolved: ResolvedSimEngine, spec: StageSpec, index: number, firstRequestId: number, startMs: number, seed: number,
 ): { result: StageResult; stats: SimEngineStats } {
@@ -55,7 +58,9 @@ export function runVirtualStage(
   if (maxRequests === Infinity && limits.maxSeconds === undefined) {
     throw configError(`stage ${spec.label}: needs maxRequests or maxSeconds`);
   }
-  if (spec.kind === 'burst' && maxRequests === Infinity) throw configError(`stage ${spec.label}: a burst needs maxRequests`);
+  if (spec.kind === 'burst' && maxRequests === Infinity && spec.maxConcurrency === undefined) {
+    throw configError(`stage ${spec.label}: a time-limited burst needs a concurrency cap`);
+  }
   const driver = new VirtualDriver(startMs);
   const engine = new Engine({ ...resolved.config, seed }, driver);
   const t0 = startMs;
@@ -76,7 +81,7 @@ export function runVirtualStage(
   const send = (scheduledAtMs: number): void => {
     const k = sent++;
     const id = firstRequestId + k;
-    const item = spec.workload.item(id);
+    const item = spec.workload.item(k);
     const sentAtMs = driver.now();
     const rec: RequestRecord = {
       id, stage: index, warmup: sentAtMs < warmupEnd, status: 'ok', scheduledAtMs, sentAtMs,
@@ -146,6 +151,11 @@ export function runVirtualStage(
       if (canSend()) send(driver.now());
       return;
     }
+    if (spec.kind === 'burst' && maxRequests === Infinity) {
+      // Everything is scheduled at t0; the cap decides when each goes, until the deadline.
+      while (inFlight < cap && canSend()) send(t0);
+      return;
+    }
     while (queue.length > 0 && inFlight < cap && canSend()) send((queue.shift() as Pending).scheduledAtMs);
   }
 
@@ -153,11 +163,15 @@ export function runVirtualStage(
     for (let i = 0; i < spec.concurrency && canSend(); i++) send(t0);
     arrivalsDone = true;
   } else if (spec.kind === 'burst') {
-    for (let i = 0; i < maxRequests; i++) queue.push({ scheduledAtMs: t0 });
+    if (maxRequests !== Infinity) for (let i = 0; i < maxRequests; i++) queue.push({ scheduledAtMs: t0 });
     arrivalsDone = true;
     next();
   } else {
-    const arrivals = createArrivalProcess({ kind: spec.arrival, rate: spec.rate, seed, ...(spec.burstiness !== undefined ? { burstiness: spec.burstiness } : {}) });
+    let traced = 0;
+    const arrivals =
+      spec.arrival === 'trace'
+        ? { next: () => spec.workload.item(traced++).arrivalOffsetMs ?? 0 }
+        : createArrivalProcess({ kind: spec.arrival, rate: spec.rate, seed, ...(spec.burstiness !== undefined ? { burstiness: spec.burstiness } : {}) });
     let planned = 0;
     const scheduleNext = (): void => {
       if (planned >= maxRequests) {
@@ -179,10 +193,15 @@ export function runVirtualStage(
     scheduleNext();
   }
   if (deadline !== Infinity) {
+    // As `inferbench run` does: stop sending at the deadline, let requests in flight finish for up to
+    // DRAIN_MS, then cut what is left (recorded as incomplete).
     driver.schedule(deadline, () => {
-      if (inFlight === 0 && arrivalsDone) return;
-      stopped = true;
+      arrivalsDone = true;
       queue.length = 0;
+    });
+    driver.schedule(deadline + DRAIN_MS, () => {
+      if (inFlight === 0) return;
+      stopped = true;
       for (const h of [...live.values()]) h.cancel();
     });
   }
