@@ -8,11 +8,16 @@ const io = { stdout: process.stdout, stderr: process.stderr };
 /** Every flag of `run` that `predict` shares (profile and workload). */
 function addProfileFlags(cmd: Command): Command {
   return cmd
-    .option('--profile <name>', 'synchronous | concurrent | throughput | constant | poisson | sweep | grid', 'sweep')
+    .option('--profile <name>', 'synchronous | concurrent | throughput | constant | poisson | sweep | grid | replay', 'sweep')
     .option('--rate <r,...>', 'requests per second for constant/poisson (comma list = one row each)')
     .option('--concurrency <n,...>', 'streams for the concurrent profile (comma list = one row each)')
     .option('--prompt-tokens <n>', 'prompt length in tokens', '512')
     .option('--output-tokens <n>', 'output length in tokens', '128')
+    .option('--prompt-dist <d>', 'prompt lengths: N, uniform:A,B, normal:MEAN,SD or exponential:MEAN')
+    .option('--output-dist <d>', 'output lengths, same forms as --prompt-dist')
+    .option('--scenario <s>', 'genai-bench scenario: D(in,out), N(mean,sd)/(mean,sd) or U(a,b)/(c,d)')
+    .option('--trace <file>', 'replay: JSONL (timestamp, input_length, output_length) or Azure CSV (TIMESTAMP, ContextTokens, GeneratedTokens)')
+    .option('--time-scale <x>', 'replay: multiply the trace\'s gaps (0.5 = twice as fast)')
     .option('--max-requests <n>', 'stop each row after N requests')
     .option('--max-seconds <s>', 'stop sending after S seconds per row (default 5 when no other limit)')
     .option('--warmup <s>', 'exclude requests sent in the first S seconds of each row')
@@ -61,11 +66,18 @@ export function buildProgram(): Command {
     .option('--timeout-request <s>', 'whole request, seconds', '1800')
     .option('--drain <s>', 'after --max-seconds, how long requests in flight may finish', '30')
     .option('--no-progress', 'no live progress lines')
+    .option('--tokenizer <file|server>', 'exact prompt lengths: a Hugging Face tokenizer.json, or "server" to count with its /tokenize')
+    .option('--data <file>', 'prompts from JSONL (prompt or messages), ShareGPT JSON or CSV')
+    .option('--data-column <name>', 'CSV column that holds the prompt')
+    .option('--prefix-tokens <n>', 'shared system prefix of N tokens (prefix caching)')
+    .option('--prefix-groups <k>', 'number of distinct shared prefixes', '1')
+    .option('--turns <d>', 'multi-turn conversations: turns per conversation (N or a distribution)')
+    .option('--think-time <ms>', 'multi-turn: pause between a reply and the next turn (ms, or a distribution)')
     .option('--resume <dir>', 'continue an interrupted run from its first unfinished row (same config and seed)')
-    .action(async (flags: Record<string, unknown>) => {
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const { resolveRunOptions } = await import('../config/run-options.js');
       const { runCommand } = await import('./run-command.js');
-      const outcome = await runCommand(resolveRunOptions(flags), io);
+      const outcome = await runCommand(resolveRunOptions(withSources(flags, cmd)), io);
       process.exitCode = outcome.exitCode;
     });
 
@@ -101,10 +113,10 @@ export function buildProgram(): Command {
     .option('--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 (default: from the model name)')
     .option('--label <text>', 'free label stored with the prediction')
     .option('--out <dir>', 'also write a run folder with the predicted records')
-    .action(async (flags: Record<string, unknown>) => {
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const { resolveRunOptions, DEFAULT_PREDICT_STAGE_SECONDS } = await import('../config/run-options.js');
       const { predictCommand } = await import('./predict-command.js');
-      const opts = resolveRunOptions(flags, process.env, { stageSeconds: DEFAULT_PREDICT_STAGE_SECONDS });
+      const opts = resolveRunOptions(withSources(flags, cmd), process.env, { stageSeconds: DEFAULT_PREDICT_STAGE_SECONDS });
       process.exitCode = (await predictCommand(opts, io)).exitCode;
     });
 
@@ -150,6 +162,16 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+/** Marks which defaulted flags the user actually typed (their meaning can depend on it). */
+function withSources(flags: Record<string, unknown>, cmd: Command): Record<string, unknown> {
+  return {
+    ...flags,
+    outputTokensExplicit: cmd.getOptionValueSource('outputTokens') === 'cli',
+    numPromptsExplicit: cmd.getOptionValueSource('numPrompts') === 'cli',
+    ...(cmd.getOptionValueSource('prefixGroups') === 'cli' ? {} : { prefixGroups: undefined }),
+  };
 }
 
 /** Entry point: maps user mistakes to one line and exit 2, other failures to exit 1. */

@@ -4,9 +4,9 @@ import { runBenchmark } from '../load/benchmark.js';
 import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { RunWriter } from '../store/run-writer.js';
-import { createFixedLengthWorkload } from '../workload/synthetic.js';
+import { setupPredictWorkload } from './workload-setup.js';
 import { DEFAULT_SIM } from './defaults.js';
-import { buildProfileConfig } from './profile-config.js';
+import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
 import { toolVersion } from './version.js';
 
 /** `inferbench predict`: the same profiles and tables as `run`, answered by the simulator in virtual time. */
@@ -26,7 +26,8 @@ export async function predictCommand(
   };
   const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed });
   const d = runner.description;
-  const profileCfg = buildProfileConfig(opts, createFixedLengthWorkload);
+  const { workload, workloadFor } = await setupPredictWorkload(opts);
+  const profileCfg = buildProfileConfig(opts, workloadFor, workload);
   const result = await runBenchmark(profileCfg, runner, opts.slo ? { slo: opts.slo } : {});
   const elapsedMs = performance.now() - started;
 
@@ -44,14 +45,18 @@ export async function predictCommand(
       gpus: d.gpus,
       ...(d.quant !== 'fp16' ? { quant: d.quant } : {}),
       predicted: true,
-      ...(opts.profile !== 'grid' ? { promptTokens: opts.promptTokens, outputTokens: opts.outputTokens } : {}),
+      ...lengthContext(opts, workload.description),
       ...(opts.label ? { label: opts.label } : {}),
     },
     target: { api: 'virtual', engine: d.engine, model: d.model, simulated: true },
     profile: opts.profile,
-    workload: profileCfg.workload.description,
+    workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
     windowRules: `virtual time: each row covers its requests from first send to last completion; ${
-      opts.maxSeconds !== undefined ? `sending stops after ${opts.maxSeconds} simulated seconds` : `${opts.maxRequests} requests per row`
+      opts.profile === 'grid'
+        ? `${opts.numPrompts} requests per cell, all sent at once`
+        : opts.maxSeconds !== undefined
+          ? `sending stops after ${opts.maxSeconds} simulated seconds, requests in flight then get 30 s to finish`
+          : `${opts.maxRequests} requests per row`
     }`,
     stages: result.stages,
     interrupted: false,

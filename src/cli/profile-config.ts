@@ -2,8 +2,25 @@ import type { RunOptions } from '../config/run-options.js';
 import type { ProfileConfig } from '../load/profiles.js';
 import type { Workload } from '../workload/types.js';
 
+/** The workload line of a grid run: its cells, not the (unused) single-row lengths. */
+export function gridDescription(opts: RunOptions): string {
+  return `grid of input lengths ${(opts.inputLens ?? []).join(', ')} × output lengths ${(opts.outputLens ?? []).join(', ')}, ${opts.numPrompts} prompts per cell sent at once`;
+}
+
+/** Header fields for the table: fixed lengths as the seeds print them, else the workload's own words. */
+export function lengthContext(opts: RunOptions, description: string): { promptTokens?: number; outputTokens?: number; lengths?: string } {
+  if (opts.profile === 'grid') return {};
+  const w = opts.workload;
+  const fixed = !w.scenario && !w.promptDist && !w.outputDist && !w.data && !w.trace && !w.turns;
+  return fixed ? { promptTokens: opts.promptTokens, outputTokens: opts.outputTokens } : { lengths: description };
+}
+
 /** Maps the shared profile flags of `run` and `predict` onto a profile configuration. */
-export function buildProfileConfig(opts: RunOptions, workloadFor: (promptTokens: number, outputTokens: number) => Workload): ProfileConfig {
+export function buildProfileConfig(
+  opts: RunOptions,
+  workloadFor: (promptTokens: number, outputTokens: number) => Workload,
+  workload: Workload = workloadFor(opts.promptTokens, opts.outputTokens),
+): ProfileConfig {
   return {
     profile: opts.profile,
     limits: {
@@ -11,7 +28,7 @@ export function buildProfileConfig(opts: RunOptions, workloadFor: (promptTokens:
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
       ...(opts.warmupSeconds !== undefined ? { warmupSeconds: opts.warmupSeconds } : {}),
     },
-    workload: workloadFor(opts.promptTokens, opts.outputTokens),
+    workload,
     sweepRates: opts.sweepRates,
     sweepArrival: opts.arrival,
     ...(opts.rates ? { rates: opts.rates } : {}),

@@ -12,13 +12,12 @@ import type { StageSummary } from '../metrics/summary.js';
 import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
 import { RunWriter, defaultRunDir } from '../store/run-writer.js';
 import { HttpTarget } from '../transport/http.js';
-import { createSyntheticWorkload } from '../workload/synthetic.js';
-import { loadApproxTokenizer } from '../workload/tokenizer.js';
-import { buildProfileConfig } from './profile-config.js';
+import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
 import { Progress } from './progress.js';
 import type { EmbeddedSim } from './embedded-sim.js';
 import { loadResumeState } from './resume.js';
 import { toolVersion } from './version.js';
+import { setupWorkload } from './workload-setup.js';
 
 export interface RunOutcome {
   doc: RunSummaryDoc;
@@ -66,11 +65,11 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       say(`note: ${note}`);
     }
 
-    const tokenizer = await loadApproxTokenizer();
-    say(`prompts: ${tokenizer.name} tokenizer — lengths are approximate until the server reports its own counts`);
-    const workloadFor = (promptTokens: number, outputTokens: number) =>
-      createSyntheticWorkload({ promptTokens, outputTokens, seed: opts.seed, tokenizer });
-    const profileCfg = buildProfileConfig(opts, workloadFor);
+    const setup = await setupWorkload(opts, { baseUrl, engine, model, api: dialect.name });
+    const { tokenizer } = setup;
+    if (setup.warning) say(`note: ${setup.warning}`);
+    say(`prompts: ${setup.workload.description}`);
+    const profileCfg = buildProfileConfig(opts, setup.workloadFor, setup.workload);
 
     const createdAt = resumed ? new Date(resumed.createdAt) : new Date();
     const outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));
@@ -83,7 +82,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...((opts.gpus ?? sim?.gpus) ? { gpus: (opts.gpus ?? sim?.gpus) as number } : {}),
       ...((opts.quant ?? sim?.quant) ? { quant: (opts.quant ?? sim?.quant) as string } : {}),
       ...(opts.label ? { label: opts.label } : {}),
-      ...(opts.profile !== 'grid' ? { promptTokens: opts.promptTokens, outputTokens: opts.outputTokens } : {}),
+      ...lengthContext(opts, setup.workload.description),
     };
     if (!resumed) writer.writeJson('manifest.json', {
       tool: { name: 'inferbench', version: toolVersion() },
@@ -133,7 +132,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       context,
       target: { ...(opts.target ? { url: opts.target } : {}), api: dialect.name, engine, model, simulated: sim !== undefined, ...(detection !== undefined ? { detection } : {}) },
       profile: opts.profile,
-      workload: profileCfg.workload.description,
+      workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
       windowRules: windowRules(opts),
       stages,
       interrupted,

@@ -63,6 +63,21 @@ export interface RawRunFlags {
   drain?: string;
   progress?: boolean;
   resume?: string;
+  /** False when --output-tokens holds commander's default rather than the user's value. */
+  outputTokensExplicit?: boolean;
+  numPromptsExplicit?: boolean;
+  tokenizer?: string;
+  promptDist?: string;
+  outputDist?: string;
+  scenario?: string;
+  data?: string;
+  dataColumn?: string;
+  prefixTokens?: string;
+  prefixGroups?: string;
+  turns?: string;
+  thinkTime?: string;
+  trace?: string;
+  timeScale?: string;
 }
 
 export interface RunOptions {
@@ -81,6 +96,8 @@ export interface RunOptions {
   inputLens?: number[];
   outputLens?: number[];
   numPrompts: number;
+  /** --num-prompts was given (with --data it samples the file). */
+  numPromptsGiven: boolean;
   sweepRates: number;
   arrival: ArrivalKind;
   burstiness?: number;
@@ -105,6 +122,26 @@ export interface RunOptions {
   progress: boolean;
   /** Continue the run in this folder from its first unfinished row. */
   resume?: string;
+  workload: WorkloadOptions;
+}
+
+/** How prompts are made (issue: workloads). Length strings are parsed by workload/lengths. */
+export interface WorkloadOptions {
+  /** A tokenizer.json path, `server`, or undefined for the approximate default. */
+  tokenizer?: string;
+  promptDist?: string;
+  outputDist?: string;
+  scenario?: string;
+  data?: string;
+  dataColumn?: string;
+  /** --output-tokens was given (with --data it overrides the file's lengths). */
+  outputTokensGiven: boolean;
+  prefixTokens?: number;
+  prefixGroups?: number;
+  turns?: string;
+  thinkTime?: string;
+  trace?: string;
+  timeScale?: number;
 }
 
 /** Seconds per stage when nothing bounds it: a sweep against the built-in simulator then takes about a minute. */
@@ -137,6 +174,7 @@ export function resolveRunOptions(
     promptTokens: parseNumber('--prompt-tokens', raw.promptTokens, p, { integer: true, positive: true }) ?? 512,
     outputTokens: parseNumber('--output-tokens', raw.outputTokens, p, { integer: true, positive: true }) ?? 128,
     numPrompts: parseNumber('--num-prompts', raw.numPrompts, p, { integer: true, positive: true }) ?? 100,
+    numPromptsGiven: raw.numPromptsExplicit === true,
     sweepRates: parseNumber('--sweep-rates', raw.sweepRates, p, { integer: true, positive: true }) ?? 9,
     arrival: parseChoice('--arrival', raw.arrival ?? 'constant', ['constant', 'poisson', 'gamma'] as const, p) ?? 'constant',
     formats: (raw.format ?? 'table,md,json,csv')
@@ -150,7 +188,35 @@ export function resolveRunOptions(
     timeouts: {},
     drainSeconds: parseNumber('--drain', raw.drain, p, { min: 0 }) ?? 30,
     progress: raw.progress !== false,
+    workload: { outputTokensGiven: raw.outputTokens !== undefined && raw.outputTokensExplicit !== false },
+
   };
+  const w = opts.workload;
+  const setW = <K extends keyof WorkloadOptions>(key: K, value: WorkloadOptions[K] | undefined): void => {
+    if (value !== undefined) w[key] = value;
+  };
+  setW('tokenizer', raw.tokenizer);
+  setW('promptDist', raw.promptDist);
+  setW('outputDist', raw.outputDist);
+  setW('scenario', raw.scenario);
+  setW('data', raw.data);
+  setW('dataColumn', raw.dataColumn);
+  setW('prefixTokens', parseNumber('--prefix-tokens', raw.prefixTokens, p, { integer: true, positive: true }));
+  setW('prefixGroups', parseNumber('--prefix-groups', raw.prefixGroups, p, { integer: true, positive: true }));
+  setW('turns', raw.turns);
+  setW('thinkTime', raw.thinkTime);
+  setW('trace', raw.trace);
+  setW('timeScale', parseNumber('--time-scale', raw.timeScale, p, { positive: true }));
+  const sources = [w.data && '--data', w.trace && '--trace', w.turns && '--turns', w.scenario && '--scenario'].filter(Boolean);
+  if (sources.length > 1) p.push(`${sources.join(' and ')} each describe the whole workload; give one of them`);
+  if (w.scenario && (w.promptDist || w.outputDist)) p.push('--scenario sets both lengths; drop --prompt-dist/--output-dist');
+  if ((w.prefixGroups !== undefined) !== (w.prefixTokens !== undefined) && w.prefixGroups !== undefined) {
+    p.push('--prefix-groups needs --prefix-tokens, e.g. --prefix-tokens 256 --prefix-groups 4');
+  }
+  if (w.trace && profile !== 'replay') p.push('--trace goes with --profile replay');
+  if (profile === 'replay' && !w.trace) p.push('--profile replay needs --trace FILE (JSONL with timestamp/input_length/output_length, or Azure CSV)');
+  if (w.thinkTime && !w.turns) p.push('--think-time goes with --turns');
+  if (w.timeScale !== undefined && !w.trace) p.push('--time-scale goes with --trace (to slow the simulator down, use inferbench sim --time-scale)');
   const set = <K extends keyof RunOptions>(key: K, value: RunOptions[K] | undefined): void => {
     if (value !== undefined) opts[key] = value;
   };
@@ -204,7 +270,7 @@ export function resolveRunOptions(
   if (p.length > 0) {
     throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench run --help');
   }
-  if (opts.profile !== 'grid' && opts.maxRequests === undefined && opts.maxSeconds === undefined) {
+  if (opts.profile !== 'grid' && opts.profile !== 'replay' && opts.maxRequests === undefined && opts.maxSeconds === undefined) {
     opts.maxSeconds = defaults.stageSeconds;
   }
   return opts;

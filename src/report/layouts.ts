@@ -11,6 +11,8 @@ export interface TableContext {
   quant?: string;
   promptTokens?: number;
   outputTokens?: number;
+  /** Used instead of prompt/output tokens when lengths vary (distributions, datasets, traces). */
+  lengths?: string;
   /** Figures come from the simulator in virtual time, not from a measurement. */
   predicted?: boolean;
   label?: string;
@@ -110,7 +112,11 @@ export function sweepHeader(ctx: TableContext): string {
   const hw = ctx.gpu ? `**${gpus}**×**${ctx.gpu}**, ` : '';
   const quant = ctx.quant ? ` (${ctx.quant})` : '';
   const tokens =
-    ctx.promptTokens !== undefined ? `, prompt_tokens=${ctx.promptTokens}, generated_tokens=${ctx.outputTokens ?? '?'}` : '';
+    ctx.promptTokens !== undefined
+      ? `, prompt_tokens=${ctx.promptTokens}, generated_tokens=${ctx.outputTokens ?? '?'}`
+      : ctx.lengths
+        ? `, ${ctx.lengths}`
+        : '';
   const tag = ctx.predicted ? ' — predicted by the simulator' : '';
   return `- **${ctx.model}**${quant}, ${hw}**${ctx.engine}${ctx.engineVersion ? ` ${ctx.engineVersion}` : ''}**${tokens}${tag}`;
 }

@@ -1,6 +1,7 @@
 import type { ClientHealth } from '../metrics/health.js';
 import type { StageSummary } from '../metrics/summary.js';
 import { gridHeader, gridTable, sweepHeader, sweepTable, type TableContext } from './layouts.js';
+import { findingLines } from './findings.js';
 import { renderCsv, renderMarkdown } from './table.js';
 
 /** summary.json: everything needed to re-render a run's tables without its requests. */
@@ -33,10 +34,10 @@ export interface RunSummaryDoc {
 export function renderMarkdownReport(doc: RunSummaryDoc): string {
   const header = doc.layout === 'grid' ? gridHeader(doc.context) : sweepHeader(doc.context);
   const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages);
-  const foot: string[] = [];
+  const foot: string[] = findingLines(doc.stages);
   if (doc.stages.some((s) => s.belowTarget)) foot.push('\\* completed under 90% of the target rate: the server could not keep up.');
   if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
-  return `${header}\n\n${renderMarkdown(table)}\n${foot.length ? `\n${foot.join('\n')}\n` : ''}`;
+  return `${header}\n\n${renderMarkdown(table)}\n${foot.length ? `\n${foot.map((l) => `- ${l}`).join('\n')}\n` : ''}`;
 }
 
 export function renderCsvReport(doc: RunSummaryDoc): string {

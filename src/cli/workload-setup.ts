@@ -1,0 +1,102 @@
+import type { RunOptions } from '../config/run-options.js';
+import { configError } from '../core/errors.js';
+import type { ApiName } from '../dialects/types.js';
+import { createWorkload, type WorkloadSpec } from '../workload/create.js';
+import { loadHfTokenizer } from '../workload/hf-tokenizer.js';
+import { parseLengthDist, parseScenario, type LengthDist } from '../workload/lengths.js';
+import { createServerTokenizer, type TokenizeApi } from '../workload/server-tokenizer.js';
+import { APPROX_TOKENIZER_WARNING, loadApproxTokenizer, type Tokenizer } from '../workload/tokenizer.js';
+import { loadTrace } from '../workload/trace.js';
+import { createLengthsWorkload } from '../workload/synthetic.js';
+import type { Workload } from '../workload/types.js';
+
+/** Engines whose /tokenize the server tokenizer can use. */
+const TOKENIZE_API: Record<string, TokenizeApi> = { vllm: 'vllm', sglang: 'sglang', tgi: 'tgi', llamacpp: 'llamacpp' };
+
+export interface WorkloadSetup {
+  tokenizer: Tokenizer;
+  /** A line to print when counts are only approximate. */
+  warning?: string;
+  workload: Workload;
+  /** Grid cells, built before the run so a bad setting fails before any request. */
+  workloadFor: (promptTokens: number, outputTokens: number) => Workload;
+}
+
+/** The prompt and output length distributions the flags ask for. */
+export function lengthDists(opts: RunOptions): { prompt: LengthDist; output: LengthDist } {
+  const w = opts.workload;
+  if (w.scenario) return parseScenario(w.scenario);
+  return {
+    prompt: w.promptDist ? parseLengthDist(w.promptDist, '--prompt-dist') : { kind: 'fixed', value: opts.promptTokens },
+    output: w.outputDist ? parseLengthDist(w.outputDist, '--output-dist') : { kind: 'fixed', value: opts.outputTokens },
+  };
+}
+
+async function chooseTokenizer(opts: RunOptions, target: { baseUrl: string; engine: string; model: string }): Promise<{ tokenizer: Tokenizer; warning?: string }> {
+  const t = opts.workload.tokenizer;
+  if (t === undefined) return { tokenizer: await loadApproxTokenizer(), warning: APPROX_TOKENIZER_WARNING };
+  if (t !== 'server') return { tokenizer: await loadHfTokenizer(t) };
+  const api = TOKENIZE_API[target.engine.replace(/-legacy$/, '')];
+  if (!api) throw configError(`--tokenizer server: ${target.engine} has no /tokenize endpoint`, 'pass --tokenizer PATH/tokenizer.json');
+  return { tokenizer: await createServerTokenizer(target.baseUrl, api, opts.apiKey, { model: target.model }) };
+}
+
+/** Tokenizer and workload for `run`: exact-length prompts, datasets, conversations or a trace. */
+export async function setupWorkload(
+  opts: RunOptions,
+  target: { baseUrl: string; engine: string; model: string; api: ApiName },
+): Promise<WorkloadSetup> {
+  const { tokenizer, warning } = await chooseTokenizer(opts, target);
+  const deps = { tokenizer, seed: opts.seed };
+  const chat = target.api === 'openai-chat';
+  const w = opts.workload;
+  const { prompt, output } = lengthDists(opts);
+  const prefix = w.prefixTokens !== undefined ? { prefix: { tokens: w.prefixTokens, groups: w.prefixGroups ?? 1 } } : {};
+  let spec: WorkloadSpec;
+  if (w.trace) spec = { kind: 'trace', path: w.trace, chat, ...(w.timeScale !== undefined ? { timeScale: w.timeScale } : {}) };
+  else if (w.data) {
+    spec = {
+      kind: 'dataset',
+      path: w.data,
+      chat,
+      ...(w.dataColumn ? { column: w.dataColumn } : {}),
+      ...(opts.profile !== 'grid' && opts.numPromptsGiven ? { numPrompts: opts.numPrompts } : {}),
+      ...(w.outputTokensGiven || w.outputDist ? { output } : {}),
+    };
+  } else if (w.turns) {
+    spec = {
+      kind: 'conversation',
+      chat: true,
+      turns: parseLengthDist(w.turns, '--turns'),
+      userTokens: prompt,
+      output,
+      thinkTimeMs: w.thinkTime ? parseLengthDist(w.thinkTime, '--think-time') : 0,
+      ...prefix,
+    };
+  } else spec = { kind: 'synthetic', chat, prompt, output, ...prefix };
+  const workload = await createWorkload(spec, deps);
+
+  const cells = new Map<string, Workload>();
+  for (const input of opts.inputLens ?? []) {
+    for (const out of opts.outputLens ?? []) {
+      const cell = { kind: 'synthetic' as const, chat, prompt: { kind: 'fixed' as const, value: input }, output: { kind: 'fixed' as const, value: out }, ...prefix };
+      cells.set(`${input}/${out}`, await createWorkload(cell, deps));
+    }
+  }
+  return {
+    tokenizer,
+    ...(warning ? { warning } : {}),
+    workload,
+    workloadFor: (i, o) => cells.get(`${i}/${o}`) ?? workload,
+  };
+}
+
+/** Lengths-only workloads for `predict` (the simulator needs token counts, not text). */
+export async function setupPredictWorkload(opts: RunOptions): Promise<{ workload: Workload; workloadFor: (i: number, o: number) => Workload }> {
+  const w = opts.workload;
+  if (w.data || w.turns) throw configError('predict models lengths only: use --scenario, --prompt-dist/--output-dist or --trace instead of --data/--turns');
+  const { prompt, output } = lengthDists(opts);
+  const trace = w.trace ? await loadTrace(w.trace, w.timeScale !== undefined ? { timeScale: w.timeScale } : {}) : undefined;
+  const fixed = (i: number, o: number): Workload => createLengthsWorkload({ kind: 'fixed', value: i }, { kind: 'fixed', value: o }, opts.seed);
+  return { workload: createLengthsWorkload(prompt, output, opts.seed, trace), workloadFor: fixed };
+}

@@ -1,0 +1,52 @@
+import type { StageSummary } from '../metrics/summary.js';
+
+const f = (v: number | undefined, d = 1): string => (v === undefined ? '—' : v.toFixed(d));
+
+/**
+ * Lines printed under a table for what the table's columns cannot show: token-count exactness,
+ * multi-turn and cache effects, replay lag and goodput. Only lines that have data appear.
+ */
+export function findingLines(stages: readonly StageSummary[]): string[] {
+  const out: string[] = [];
+  let compared = 0;
+  let mismatched = 0;
+  let outputOff = 0;
+  let ok = 0;
+  for (const s of stages) {
+    compared += s.metrics.promptTokenMismatch?.count ?? 0;
+    mismatched += s.promptLengthMismatches;
+    outputOff += s.outputLengthMismatches;
+    ok += s.requests.ok;
+  }
+  if (compared > 0) {
+    const worst = Math.max(...stages.map((s) => Math.max(Math.abs(s.metrics.promptTokenMismatch?.min ?? 0), Math.abs(s.metrics.promptTokenMismatch?.max ?? 0))));
+    out.push(
+      mismatched === 0
+        ? `prompt lengths: all ${compared} server-counted prompts had exactly the length the client built`
+        : `prompt lengths: ${compared - mismatched} of ${compared} matched the server's count exactly; the others were off by up to ${worst} tokens (pass --tokenizer for exact counts)`,
+    );
+  }
+  if (outputOff > 0) {
+    out.push(`output lengths: ${outputOff} of ${ok} successful requests did not generate the requested length (the server stopped on its own; see outputTokens in summary.json)`);
+  }
+  for (const s of stages) {
+    const m = s.metrics;
+    if (m.ttftFirstTurnMs && m.ttftLaterTurnMs) {
+      out.push(
+        `${s.label}: TTFT first turn mean ${f(m.ttftFirstTurnMs.mean)} ms (p99 ${f(m.ttftFirstTurnMs.p99)}), later turns mean ${f(m.ttftLaterTurnMs.mean)} ms (p99 ${f(m.ttftLaterTurnMs.p99)})`,
+      );
+    }
+    if (m.cachedTokens && m.cachedTokens.count > 0) {
+      out.push(`${s.label}: the server reported cached prompt tokens on ${m.cachedTokens.count} requests, mean ${f(m.cachedTokens.mean)} per request`);
+    }
+    if (s.label.startsWith('replay') && m.timerLagMs) {
+      out.push(`${s.label}: replay lag (send − trace time) p50 ${f(m.timerLagMs.median, 2)} ms, p99 ${f(m.timerLagMs.p99, 2)} ms, max ${f(m.timerLagMs.max, 2)} ms`);
+    }
+    if (s.goodput) {
+      const slo = Object.entries(s.goodput.slo).map(([k, v]) => `${k.replace(/Ms$/, '')} ≤ ${v} ms`).join(', ');
+      const share = s.requests.total > 0 ? (100 * s.goodput.good) / s.requests.total : 0;
+      out.push(`${s.label}: goodput ${f(s.goodput.requestsPerS, 2)} req/s (${s.goodput.good} of ${s.requests.total} requests, ${share.toFixed(0)}%, met ${slo})`);
+    }
+  }
+  return out;
+}
