@@ -113,7 +113,18 @@ export function buildProgram(): Command {
     .option('--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 (default: from the model name)')
     .option('--label <text>', 'free label stored with the prediction')
     .option('--out <dir>', 'also write a run folder with the predicted records')
+    .option('--seed-file <file>', 'print predicted vs published for every figure of a seed table file')
+    .option('--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)')
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      if (Array.isArray(flags['catalog'])) {
+        const { loadCatalogFile } = await import('../sim/catalog/load-file.js');
+        for (const file of flags['catalog'] as string[]) loadCatalogFile(file);
+      }
+      if (typeof flags['seedFile'] === 'string') {
+        const { seedCompareCommand } = await import('./seed-compare-command.js');
+        process.exitCode = seedCompareCommand(flags['seedFile'], flags['json'] === true, io.stdout);
+        return;
+      }
       const { resolveRunOptions, DEFAULT_PREDICT_STAGE_SECONDS } = await import('../config/run-options.js');
       const { predictCommand } = await import('./predict-command.js');
       const opts = resolveRunOptions(withSources(flags, cmd), process.env, { stageSeconds: DEFAULT_PREDICT_STAGE_SECONDS });
