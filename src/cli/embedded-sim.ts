@@ -1,8 +1,10 @@
+import { Worker } from 'node:worker_threads';
 import type { RunOptions } from '../config/run-options.js';
-import { startSimServer } from '../sim/server/index.js';
+import { InferbenchError, configError } from '../core/errors.js';
+import { resolveSimEngine } from '../sim/create.js';
 import { DEFAULT_SIM } from './defaults.js';
 
-/** The simulated engine started in-process when `inferbench run` has no --target. */
+/** The simulated engine started in-process (in a worker thread) when `inferbench run` has no --target. */
 export interface EmbeddedSim {
   url: string;
   model: string;
@@ -18,23 +20,35 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
   const model = opts.model ?? DEFAULT_SIM.model;
   const gpu = opts.gpu ?? DEFAULT_SIM.gpu;
   const gpus = opts.gpus ?? DEFAULT_SIM.gpus;
-  const server = await startSimServer({
-    engine: engine as Parameters<typeof startSimServer>[0]['engine'],
-    model,
-    gpu,
-    gpus,
-    ...(opts.quant ? { quant: opts.quant } : {}),
-    host: '127.0.0.1',
-    port: 0,
-    seed: opts.seed,
+  // Validate here, so a bad --model or --gpu is one line on the main thread, not a worker crash.
+  resolveSimEngine({ engine: engine === 'vllm-legacy' ? 'vllm-0.2' : engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}) });
+  const workerData = { engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}), host: '127.0.0.1', port: 0, seed: opts.seed };
+  const worker = import.meta.url.endsWith('.ts')
+    ? // Running from source (tests, dev): the worker registers tsx itself before loading the TS entry.
+      new Worker(
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(new URL('./sim-worker.ts', import.meta.url).href)}); })`,
+        { eval: true, workerData },
+      )
+    : new Worker(new URL('./sim-worker.js', import.meta.url), { workerData });
+  const ready = await new Promise<{ url: string; description: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', (err) => reject(err instanceof InferbenchError ? err : configError(`the built-in simulator failed to start: ${err.message}`)));
+    worker.once('exit', (code) => reject(configError(`the built-in simulator exited (${code}) before serving`)));
   });
+  worker.removeAllListeners('exit');
   return {
-    url: server.url,
+    url: ready.url,
     model,
     gpu,
     gpus,
     ...(opts.quant ? { quant: opts.quant } : {}),
-    description: `${engine}, ${model}${opts.quant ? ` (${opts.quant})` : ''}, ${gpus}× ${gpu}`,
-    close: () => server.close(),
+    description: ready.description,
+    close: async () => {
+      const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+      worker.postMessage('close');
+      const timer = setTimeout(() => void worker.terminate(), 2000);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }

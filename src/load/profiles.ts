@@ -28,7 +28,7 @@ export interface ProfileConfig {
 }
 
 /** Default in-flight cap for throughput stages limited only by time (GuideLLM uses a large worker pool too). */
-export const DEFAULT_THROUGHPUT_CONCURRENCY = 512;
+export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
 
 /**
  * A profile yields stages one at a time and sees the summaries of the stages already run, which is
