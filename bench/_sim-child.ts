@@ -3,6 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TruthRecord } from '../src/sim/server/index.js';
 import { clockSample, type ClockSample } from './_clock.js';
+import { runqueueWaitMs } from './_sched.js';
 
 export interface SimChild {
   url: string;
@@ -13,8 +14,8 @@ export interface SimChild {
   clockErrorMs: number;
   /** Difference between the hrtime join and a performance.timeOrigin join (cross-check only). */
   timeOriginDisagreementMs: number;
-  /** The sim process's CPU time so far and its resident memory. */
-  usage(): Promise<{ cpuMicros: number; rssBytes: number }>;
+  /** The sim process's CPU time so far, its resident memory and its time waiting for a CPU. */
+  usage(): Promise<{ cpuMicros: number; rssBytes: number; runqueueWaitMs: number }>;
   /** Finished requests after `since` (finish order); `seq` of the last one is the next cursor. */
   trace(since: number): Promise<TruthRecord[]>;
   close(): Promise<void>;
@@ -58,7 +59,7 @@ export async function startSimChild(args: string[]): Promise<SimChild> {
     toClientMs,
     clockErrorMs: theirs.errorMs + ours.errorMs,
     timeOriginDisagreementMs: toClientMs - (theirs.timeOrigin - ours.timeOrigin),
-    usage: () => ask<{ cpuMicros: number; rssBytes: number }>(child, 'usage', 'usage'),
+    usage: async () => ({ ...(await ask<{ cpuMicros: number; rssBytes: number }>(child, 'usage', 'usage')), runqueueWaitMs: runqueueWaitMs(child.pid as number) }),
     trace: async (since) => {
       const res = await fetch(`${url}/sim/v1/trace?since=${since}`);
       const text = await res.text();

@@ -3,6 +3,8 @@ import { cpus, loadavg } from 'node:os';
 
 export interface Dist {
   n: number;
+  min: number;
+  p1: number;
   p50: number;
   p99: number;
   max: number;
@@ -12,7 +14,7 @@ export function dist(values: ArrayLike<number>): Dist {
   const s = Float64Array.from(values).sort();
   const n = s.length;
   const q = (p: number): number => (n ? (s[Math.min(n - 1, Math.ceil(p * n) - 1)] ?? 0) : Number.NaN);
-  return { n, p50: q(0.5), p99: q(0.99), max: n ? (s[n - 1] as number) : Number.NaN };
+  return { n, min: n ? (s[0] as number) : Number.NaN, p1: q(0.01), p50: q(0.5), p99: q(0.99), max: n ? (s[n - 1] as number) : Number.NaN };
 }
 
 export function fmt(x: number, digits = 3): string {

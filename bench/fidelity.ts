@@ -17,6 +17,7 @@ import type { TruthRecord } from '../src/sim/server/index.js';
 import { HttpTarget } from '../src/transport/http.js';
 import type { Workload } from '../src/workload/types.js';
 import { joinWithTruth } from './_join.js';
+import { runqueueWaitMs } from './_sched.js';
 import { startSimChild, type SimChild } from './_sim-child.js';
 import { dist, fmt, machine, stamp, table, type Dist } from './_stats.js';
 
@@ -71,12 +72,28 @@ interface Row {
   health: ReturnType<HealthMonitor['finish']>;
   clientCpuShare: number;
   serverCpuShare: number;
+  /** Share of wall time the process was runnable but not running (waiting for a CPU). */
+  clientRunqueueShare: number;
+  serverRunqueueShare: number;
   wallS: number;
 }
 
+const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
+
+/** Least-squares slope of the k-th time against k: one late first or last send does not swing it as (n−1)/span does. */
 function rate(times: number[]): number {
   const s = [...times].sort((a, b) => a - b);
-  return s.length > 1 ? ((s.length - 1) / ((s[s.length - 1] as number) - (s[0] as number))) * 1000 : Number.NaN;
+  const n = s.length;
+  if (n < 2) return Number.NaN;
+  const mk = (n - 1) / 2;
+  const mt = s.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let k = 0; k < n; k++) {
+    num += (k - mk) * ((s[k] as number) - mt);
+    den += (k - mk) * (k - mk);
+  }
+  return (den / num) * 1000;
 }
 
 async function runScenario(sim: SimChild, sc: Scenario, since: number): Promise<{ row: Row; cursor: number }> {
@@ -94,12 +111,15 @@ async function runScenario(sim: SimChild, sc: Scenario, since: number): Promise<
   const health = new HealthMonitor();
   loop.enable();
   const cpu0 = process.cpuUsage();
-  const simCpu0 = (await sim.usage()).cpuMicros;
+  const sim0 = await sim.usage();
+  const wait0 = runqueueWaitMs();
   const t0 = performance.now();
   const result = await runBenchmark(cfg, runner);
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const simCpu = (await sim.usage()).cpuMicros - simCpu0;
+  const wait = runqueueWaitMs() - wait0;
+  const sim1 = await sim.usage();
+  const simCpu = sim1.cpuMicros - sim0.cpuMicros;
   loop.disable();
   const h = health.finish(result.stages);
   await target.close();
@@ -115,7 +135,8 @@ async function runScenario(sim: SimChild, sc: Scenario, since: number): Promise<
     tokensExact: j.tokensExact, tokensWrong: j.tokensWrong.slice(0, 20),
     dispatchLag: dist(records.map((r) => r.dispatchLagMs - r.clientQueueMs)),
     loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 1), health: h,
-    clientCpuShare: (cpu.user + cpu.system) / 1000 / wall, serverCpuShare: simCpu / 1000 / wall, wallS: wall / 1000,
+    clientCpuShare: (cpu.user + cpu.system) / 1000 / wall, serverCpuShare: simCpu / 1000 / wall,
+    clientRunqueueShare: wait / wall, serverRunqueueShare: (sim1.runqueueWaitMs - sim0.runqueueWaitMs) / wall, wallS: wall / 1000,
   };
   if (sc.kind === 'open') {
     row.targetRate = sc.level;
@@ -129,10 +150,10 @@ function printTables(rows: Row[]): void {
   const e = (d: Dist): string => `${fmt(d.p50)} / ${fmt(d.p99)} / ${fmt(d.max, 2)}`;
   console.log('\n|client − truth| in ms, p50 / p99 / max (truth = sim write times, anchored at the client send time)');
   console.log(table(
-    ['scenario', 'ok/failed', 'TTFT err', 'ITL err', 'E2E err', 'token ε p99', 'tokens exact', 'loop p99', 'client CPU', 'sim CPU', 'sim lateness p50/p99'],
+    ['scenario', 'ok/failed', 'TTFT err', 'ITL err', 'E2E err', 'token ε p1/p50/p99', 'tokens exact', 'loop p99', 'client CPU / CPU wait', 'sim CPU / CPU wait', 'sim lateness p50/p99'],
     rows.map((r) => [
-      r.scenario.name, `${r.ok}/${r.failed}`, e(r.ttft), e(r.itl), e(r.e2e), fmt(r.tokenEps.p99), `${r.tokensExact}/${r.joined}`,
-      fmt(r.loopP99Ms, 2), `${(r.clientCpuShare * 100).toFixed(0)}%`, `${(r.serverCpuShare * 100).toFixed(0)}%`, `${fmt(r.serverLate.p50, 2)} / ${fmt(r.serverLate.p99, 2)}`,
+      r.scenario.name, `${r.ok}/${r.failed}`, e(r.ttft), e(r.itl), e(r.e2e), `${fmt(r.tokenEps.p1, 2)} / ${fmt(r.tokenEps.p50, 2)} / ${fmt(r.tokenEps.p99, 2)}`, `${r.tokensExact}/${r.joined}`,
+      fmt(r.loopP99Ms, 2), `${pct(r.clientCpuShare)} / ${pct(r.clientRunqueueShare)}`, `${pct(r.serverCpuShare)} / ${pct(r.serverRunqueueShare)}`, `${fmt(r.serverLate.p50, 2)} / ${fmt(r.serverLate.p99, 2)}`,
     ]),
   ));
   const open = rows.filter((r) => r.targetRate !== undefined);
@@ -150,7 +171,8 @@ function printTables(rows: Row[]): void {
 async function main(): Promise<void> {
   const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
   const scenarios = only ? SCENARIOS.filter((s) => only.split(',').includes(s.name)) : SCENARIOS;
-  const sim = await startSimChild(['--model', MODEL, '--max-num-seqs', '2048']);
+  const ts = process.argv.find((a) => a.startsWith('--time-scale='))?.slice(13);
+  const sim = await startSimChild(['--model', MODEL, '--max-num-seqs', '2048', ...(ts ? ['--time-scale', ts] : [])]);
   process.stderr.write(`sim at ${sim.url}; clock join error ≤ ${(sim.clockErrorMs * 1000).toFixed(2)} µs (timeOrigin join differs by ${(sim.timeOriginDisagreementMs * 1000).toFixed(1)} µs)\n`);
   const rows: Row[] = [];
   try {

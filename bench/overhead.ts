@@ -15,6 +15,7 @@ import type { RequestRecord } from '../src/metrics/record.js';
 import { HttpTarget } from '../src/transport/http.js';
 import type { Workload } from '../src/workload/types.js';
 import { ensureFdLimit } from './_fd.js';
+import { runqueueWaitMs } from './_sched.js';
 import { startSimChild, type SimChild } from './_sim-child.js';
 import { fmt, machine, stamp, table } from './_stats.js';
 
@@ -22,6 +23,17 @@ const MODEL = 'Qwen2-7B-Instruct';
 const quick = process.argv.includes('--quick');
 const holdArg = Number(process.argv.find((a) => a.startsWith('--hold='))?.slice(7) ?? NaN);
 const HOLD = Number.isFinite(holdArg) ? holdArg : quick ? 2000 : 10_000;
+
+/** Most streams open at once: requests whose response headers had arrived and whose body had not ended. */
+function maxOpenStreams(records: readonly RequestRecord[]): number {
+  const ev: Array<[number, number]> = [];
+  for (const r of records) if (r.headersAtMs !== undefined) ev.push([r.headersAtMs, 1], [r.endAtMs, -1]);
+  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of ev) most = Math.max(most, (open += d));
+  return most;
+}
 
 function workload(outputTokens: number): Workload {
   return {
@@ -35,6 +47,7 @@ interface Measured {
   wallMs: number;
   cpuMicros: number;
   simCpuMicros: number;
+  runqueueWaitMs: number;
   loopP99Ms: number;
   peakInFlight: number;
   /** Resident and heap+external growth from before the stage to the moment of most streams in flight. */
@@ -78,16 +91,18 @@ async function measure(sim: SimChild, cfg: ProfileConfig, connections: number): 
   loop.enable();
   const simCpu0 = (await sim.usage()).cpuMicros;
   const cpu0 = process.cpuUsage();
+  const wait0 = runqueueWaitMs();
   const t0 = performance.now();
   await runBenchmark(cfg, runner);
   const wallMs = performance.now() - t0;
+  const wait = runqueueWaitMs() - wait0;
   const cpu = process.cpuUsage(cpu0);
   const simCpu = (await sim.usage()).cpuMicros - simCpu0;
   loop.disable();
   clearInterval(sampler);
   await target.close();
   return {
-    records, wallMs, cpuMicros: cpu.user + cpu.system, simCpuMicros: simCpu, loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 1),
+    records, wallMs, cpuMicros: cpu.user + cpu.system, simCpuMicros: simCpu, runqueueWaitMs: wait, loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 1),
     peakInFlight: peak, rssAtPeak, heapAtPeak, rss0, heap0,
   };
 }
@@ -102,6 +117,7 @@ interface IngestRow {
   cpuUsPerToken: number;
   clientCpuShare: number;
   simCpuShare: number;
+  clientRunqueueShare: number;
   loopP99Ms: number;
 }
 
@@ -112,7 +128,7 @@ async function ingest(sim: SimChild, streams: number, outputTokens: number, requ
   const tokens = ok.reduce((s, r) => s + r.outputTokens, 0);
   return {
     streams, outputTokens, ok: ok.length, failed: m.records.length - ok.length, tokens, tokensPerS: tokens / (m.wallMs / 1000),
-    cpuUsPerToken: m.cpuMicros / tokens, clientCpuShare: m.cpuMicros / 1000 / m.wallMs, simCpuShare: m.simCpuMicros / 1000 / m.wallMs, loopP99Ms: m.loopP99Ms,
+    cpuUsPerToken: m.cpuMicros / tokens, clientCpuShare: m.cpuMicros / 1000 / m.wallMs, simCpuShare: m.simCpuMicros / 1000 / m.wallMs, clientRunqueueShare: m.runqueueWaitMs / m.wallMs, loopP99Ms: m.loopP99Ms,
   };
 }
 
@@ -135,9 +151,9 @@ async function main(): Promise<void> {
   out['ingest'] = rows;
   console.log('\ningest against an infinitely fast engine (sim --time-scale 0); both processes share the 2 cores');
   console.log(table(
-    ['streams', 'tokens/req', 'ok/failed', 'tokens', 'tokens/s', 'client CPU µs/token', 'client CPU', 'sim CPU', 'loop p99 ms'],
+    ['streams', 'tokens/req', 'ok/failed', 'tokens', 'tokens/s', 'client CPU µs/token', 'client CPU', 'client CPU wait', 'sim CPU', 'loop p99 ms'],
     rows.map((r) => [String(r.streams), String(r.outputTokens), `${r.ok}/${r.failed}`, String(r.tokens), fmt(r.tokensPerS, 0), fmt(r.cpuUsPerToken, 2),
-      `${(r.clientCpuShare * 100).toFixed(0)}%`, `${(r.simCpuShare * 100).toFixed(0)}%`, fmt(r.loopP99Ms, 2)]),
+      `${(r.clientCpuShare * 100).toFixed(0)}%`, `${(r.clientRunqueueShare * 100).toFixed(0)}%`, `${(r.simCpuShare * 100).toFixed(0)}%`, fmt(r.loopP99Ms, 2)]),
   ));
   const best = rows.reduce((a, b) => (b.tokensPerS > a.tokensPerS ? b : a));
   const cheapest = Math.min(...rows.map((r) => r.cpuUsPerToken));
@@ -157,7 +173,7 @@ async function main(): Promise<void> {
       const errs: Record<string, number> = {};
       for (const r of m.records) if (r.error) errs[r.error.code] = (errs[r.error.code] ?? 0) + 1;
       hold = {
-        target: HOLD, peakInFlight: m.peakInFlight, ok, failed: m.records.length - ok, errors: errs, wallS: m.wallMs / 1000, loopP99Ms: m.loopP99Ms,
+        target: HOLD, peakInFlight: m.peakInFlight, peakOpenStreams: maxOpenStreams(m.records), ok, failed: m.records.length - ok, errors: errs, wallS: m.wallMs / 1000, loopP99Ms: m.loopP99Ms,
         rssPerStreamKiB: (m.rssAtPeak - m.rss0) / Math.max(1, m.peakInFlight) / 1024, heapPerStreamKiB: (m.heapAtPeak - m.heap0) / Math.max(1, m.peakInFlight) / 1024,
       };
     } finally {
@@ -167,13 +183,13 @@ async function main(): Promise<void> {
     hold = { target: HOLD, failed: true, reason: (err as Error).message };
   }
   out['hold'] = hold;
-  console.log('\nconcurrent streams held (burst of N requests, each streaming 16 tokens at real model time)');
+  console.log('\nconcurrent streams held (burst of N requests, each streaming 16 tokens at real model time; open = headers received, body not ended)');
   if (hold['reason']) console.log(`FAILED: ${String(hold['reason'])}`);
   else {
-    const h = hold as { target: number; peakInFlight: number; ok: number; failed: number; wallS: number; loopP99Ms: number; rssPerStreamKiB: number; heapPerStreamKiB: number; errors: Record<string, number> };
+    const h = hold as { target: number; peakInFlight: number; peakOpenStreams: number; ok: number; failed: number; wallS: number; loopP99Ms: number; rssPerStreamKiB: number; heapPerStreamKiB: number; errors: Record<string, number> };
     console.log(table(
-      ['target', 'peak in flight', 'ok/failed', 'wall s', 'loop p99 ms', 'RSS KiB/stream', 'heap+ext KiB/stream'],
-      [[String(h.target), String(h.peakInFlight), `${h.ok}/${h.failed}`, fmt(h.wallS, 1), fmt(h.loopP99Ms, 2), fmt(h.rssPerStreamKiB, 1), fmt(h.heapPerStreamKiB, 1)]],
+      ['target', 'peak in flight', 'peak open streams', 'ok/failed', 'wall s', 'loop p99 ms', 'RSS KiB/stream', 'heap+ext KiB/stream'],
+      [[String(h.target), String(h.peakInFlight), String(h.peakOpenStreams), `${h.ok}/${h.failed}`, fmt(h.wallS, 1), fmt(h.loopP99Ms, 2), fmt(h.rssPerStreamKiB, 1), fmt(h.heapPerStreamKiB, 1)]],
     ));
     if (h.failed > 0) console.log(`errors: ${JSON.stringify(h.errors)}`);
   }
