@@ -61,7 +61,7 @@ export async function predictCommand(
     stages: result.stages,
     interrupted: false,
     notes: [
-      `engine model: ${d.engineLabel}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${d.calibrated ? 'time constants fitted on the seed tables' : 'uncalibrated priors'}`,
+      `engine model: ${d.engineLabel}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
     ],
   };
   if (opts.out) {

@@ -34,7 +34,8 @@ export interface RunSummaryDoc {
 export function renderMarkdownReport(doc: RunSummaryDoc): string {
   const header = doc.layout === 'grid' ? gridHeader(doc.context) : sweepHeader(doc.context);
   const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages);
-  const foot: string[] = findingLines(doc.stages);
+  // A prediction's token counts are the simulator's own: comparing them with themselves says nothing.
+  const foot: string[] = doc.context.predicted ? [] : findingLines(doc.stages);
   if (doc.stages.some((s) => s.belowTarget)) foot.push('\\* completed under 90% of the target rate: the server could not keep up.');
   if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
   return `${header}\n\n${renderMarkdown(table)}\n${foot.length ? `\n${foot.map((l) => `- ${l}`).join('\n')}\n` : ''}`;
