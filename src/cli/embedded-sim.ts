@@ -21,7 +21,8 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
   const gpu = opts.gpu ?? DEFAULT_SIM.gpu;
   const gpus = opts.gpus ?? DEFAULT_SIM.gpus;
   // Validate here, so a bad --model or --gpu is one line on the main thread, not a worker crash.
-  resolveSimEngine({ engine: engine === 'vllm-legacy' ? 'vllm-0.2' : engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}) });
+  const resolved = resolveSimEngine({ engine: engine === 'vllm-legacy' ? 'vllm-0.2' : engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}) });
+  const quant = resolved.description.quant;
   const workerData = { engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}), host: '127.0.0.1', port: 0, seed: opts.seed };
   const worker = import.meta.url.endsWith('.ts')
     ? // Running from source (tests, dev): the worker registers tsx itself before loading the TS entry.
@@ -41,7 +42,7 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
     model,
     gpu,
     gpus,
-    ...(opts.quant ? { quant: opts.quant } : {}),
+    ...(quant !== 'fp16' ? { quant } : {}),
     description: ready.description,
     close: async () => {
       const exited = new Promise<void>((r) => worker.once('exit', () => r()));

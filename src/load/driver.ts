@@ -32,8 +32,8 @@ export interface DriverOptions {
   signal?: AbortSignal;
   /** After maxSeconds, how long in-flight requests may still finish before they are cancelled. */
   drainMs?: number;
-  /** Cancels whatever is still in flight (called after the drain period). */
-  cancelInFlight?: () => void;
+  /** Cancels whatever is still in flight (called after the drain period), saying why. */
+  cancelInFlight?: (reason?: string) => void;
   onRecord?: (record: RequestRecord) => void;
   onDispatch?: () => void;
   /** Goodput SLO for the stage summary. */
@@ -129,15 +129,17 @@ export async function runStageRealtime(
 
   if (inFlightDone.size > 0) {
     const drain = Promise.all(inFlightDone);
-    const drainMs = opts.drainMs ?? Infinity;
+    // The drain only bounds rows with a time limit: a row of N requests (grid, --max-requests) waits for all.
+    const drainMs = deadline === Infinity ? Infinity : (opts.drainMs ?? Infinity);
     if (Number.isFinite(drainMs) && !opts.signal?.aborted) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
         drain.then(() => false),
-        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), drainMs))),
+        // Counted from the row's time limit, not from the last send before it.
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), Math.max(0, deadline - realClock.now()) + drainMs))),
       ]);
       clearTimeout(timer);
-      if (timedOut) opts.cancelInFlight?.();
+      if (timedOut) opts.cancelInFlight?.(`still running ${drainMs / 1000} s after the row's time limit`);
     } else if (opts.signal?.aborted) {
       opts.cancelInFlight?.();
     }

@@ -73,7 +73,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
         ...(opts.onDispatch ? { onDispatch: opts.onDispatch } : {}),
         ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}),
         ...(opts.slo ? { slo: opts.slo } : {}),
-        cancelInFlight: () => target.abortAll(),
+        cancelInFlight: (reason) => target.abortAll(reason),
         execute: async (req) => {
           const { workload } = spec;
           if (isConversationWorkload(workload)) return runConversation(req, workload, send);

@@ -183,9 +183,9 @@ export class HttpTarget {
     });
   }
 
-  /** Abort every request in flight (their exchanges resolve with E_ABORTED). */
-  abortAll(): void {
-    for (const ctl of this.inFlight) ctl.abort(new InferbenchError('E_ABORTED', 'run stopped'));
+  /** Abort every request in flight (their exchanges resolve with E_ABORTED and this reason). */
+  abortAll(reason = 'run stopped'): void {
+    for (const ctl of this.inFlight) ctl.abort(new InferbenchError('E_ABORTED', reason));
   }
 
   async close(): Promise<void> {
