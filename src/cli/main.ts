@@ -73,6 +73,7 @@ export function buildProgram(): Command {
     .option('--prefix-groups <k>', 'number of distinct shared prefixes', '1')
     .option('--turns <d>', 'multi-turn conversations: turns per conversation (N or a distribution)')
     .option('--think-time <ms>', 'multi-turn: pause between a reply and the next turn (ms, or a distribution)')
+    .option('--records <policy>', 'what requests.jsonl keeps: full | no-gaps | sample:FRACTION | none (summaries use every request)', 'full')
     .option('--resume <dir>', 'continue an interrupted run from its first unfinished row (same config and seed)')
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const { resolveRunOptions } = await import('../config/run-options.js');

@@ -73,7 +73,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 
     const createdAt = resumed ? new Date(resumed.createdAt) : new Date();
     const outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));
-    writer = new RunWriter(outDir);
+    writer = new RunWriter(outDir, opts.records);
     const context = {
       model,
       engine: sim ? `${engine} (simulated)` : engine,

@@ -4,6 +4,7 @@ import { PROFILE_NAMES, type ProfileName } from '../load/profiles.js';
 import type { ArrivalKind } from '../load/types.js';
 import type { Slo } from '../metrics/summary.js';
 import type { Timeouts } from '../transport/exchange.js';
+import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
 import { parseChoice, parseJsonObject, parseNumber, parseNumberList, parseSlo, type Problems } from './parse.js';
 
 export const API_CHOICES = [
@@ -63,6 +64,7 @@ export interface RawRunFlags {
   drain?: string;
   progress?: boolean;
   resume?: string;
+  records?: string;
   /** False when --output-tokens holds commander's default rather than the user's value. */
   outputTokensExplicit?: boolean;
   numPromptsExplicit?: boolean;
@@ -122,6 +124,8 @@ export interface RunOptions {
   progress: boolean;
   /** Continue the run in this folder from its first unfinished row. */
   resume?: string;
+  /** What goes to requests.jsonl (summaries always use every request). */
+  records: RecordPolicy;
   workload: WorkloadOptions;
 }
 
@@ -188,6 +192,7 @@ export function resolveRunOptions(
     timeouts: {},
     drainSeconds: parseNumber('--drain', raw.drain, p, { min: 0 }) ?? 30,
     progress: raw.progress !== false,
+    records: { kind: 'full' },
     workload: { outputTokensGiven: raw.outputTokens !== undefined && raw.outputTokensExplicit !== false },
 
   };
@@ -239,6 +244,13 @@ export function resolveRunOptions(
   set('label', raw.label);
   set('out', raw.out);
   set('resume', raw.resume);
+  if (raw.records !== undefined) {
+    try {
+      opts.records = parseRecordPolicy(raw.records);
+    } catch (err) {
+      p.push((err as Error).message + ' — use full, no-gaps, sample:FRACTION or none');
+    }
+  }
   set('slo', parseSlo(raw.slo, p));
   set('apiKey', raw.apiKey ?? (env['OPENAI_API_KEY'] || undefined));
   set('extraBody', parseJsonObject('--extra-body', raw.extraBody, p));

@@ -37,15 +37,20 @@ function failureCell(s: StageSummary): string {
   return s.requests.incomplete > 0 ? `${failed}; ${s.requests.incomplete} cut` : failed;
 }
 
+/** What a row with no successful request shows in place of figures: why, never a 0.00. */
+function noneFinished(s: StageSummary): string {
+  if (s.requests.errors === 0 && s.requests.incomplete > 0) {
+    return `none finished: ${s.requests.incomplete} cut (${s.firstError ?? 'stopped'}; raise --max-seconds or --drain)`;
+  }
+  return `all failed: ${s.firstError ?? 'no request completed'}`;
+}
+
 /** Seed 003 layout, plus p99 columns and the failure share (never a silent 0.00). */
 export function sweepTable(stages: readonly StageSummary[]): Table {
   const rows = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b)).map((s) => {
     const m = s.metrics;
     const label = s.belowTarget ? `${s.label} *` : s.label;
-    if (s.requests.ok === 0) {
-      const why = s.firstError ?? 'no request completed';
-      return [label, `all failed: ${why}`, '—', '—', '—', '—', '—', '—', failureCell(s)];
-    }
+    if (s.requests.ok === 0) return [label, noneFinished(s), '—', '—', '—', '—', '—', '—', failureCell(s)];
     return [
       label,
       `${f2(s.requestThroughput)} req/sec`,
@@ -79,9 +84,7 @@ export function gridTable(stages: readonly StageSummary[]): Table {
   const rows = stages.map((s) => {
     const [input = '', output = ''] = s.label.split('/');
     const m = s.metrics;
-    if (s.requests.ok === 0) {
-      return [input, output, `all failed: ${s.firstError ?? 'no request completed'}`, '—', '—', '—', failureCell(s)];
-    }
+    if (s.requests.ok === 0) return [input, output, noneFinished(s), '—', '—', '—', failureCell(s)];
     return [
       input,
       output,

@@ -47,9 +47,6 @@ interface Pending {
   scheduledAtMs: number;
 }
 
-/** Same grace as `inferbench run --drain` by default. */
-const DRAIN_MS = 30_000;
-
 export function runVirtualStage(
   resolved: ResolvedSimEngine, spec: StageSpec, index: number, firstRequestId: number, startMs: number, seed: number,
 ): { result: StageResult; stats: SimEngineStats } {
@@ -193,16 +190,11 @@ export function runVirtualStage(
     scheduleNext();
   }
   if (deadline !== Infinity) {
-    // As `inferbench run` does: stop sending at the deadline, let requests in flight finish for up to
-    // DRAIN_MS, then cut what is left (recorded as incomplete).
+    // Stop sending at the deadline and let requests in flight finish: virtual time costs nothing, so
+    // unlike `inferbench run` there is no drain limit and no request is cut.
     driver.schedule(deadline, () => {
       arrivalsDone = true;
       queue.length = 0;
-    });
-    driver.schedule(deadline + DRAIN_MS, () => {
-      if (inFlight === 0) return;
-      stopped = true;
-      for (const h of [...live.values()]) h.cancel();
     });
   }
   driver.runWhile(() => !(arrivalsDone && inFlight === 0 && (queue.length === 0 || !canSend())));

@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { RequestRecord } from '../metrics/record.js';
+import { applyRecordPolicy, type RecordPolicy } from './record-policy.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -14,7 +15,10 @@ export class RunWriter {
   private pending: string[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(dir: string) {
+  constructor(
+    dir: string,
+    private readonly policy?: RecordPolicy,
+  ) {
     this.dir = dir;
     mkdirSync(dir, { recursive: true });
     this.stream = createWriteStream(join(dir, 'requests.jsonl'), { flags: 'a' });
@@ -28,7 +32,9 @@ export class RunWriter {
     writeFileSync(join(this.dir, name), text);
   }
 
-  appendRecord(record: RequestRecord): void {
+  appendRecord(full: RequestRecord): void {
+    const record = this.policy ? applyRecordPolicy(this.policy, full) : full;
+    if (!record) return;
     // Every line carries the schema version, so a line copied out of its run still says how to read it.
     this.pending.push(`{"schemaVersion":${SCHEMA_VERSION},${JSON.stringify(record).slice(1)}`);
     if (this.pending.length >= 1000) this.flush();

