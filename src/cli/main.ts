@@ -33,6 +33,17 @@ function addProfileFlags(cmd: Command): Command {
     .option('--json', 'print summary.json to stdout and nothing else there');
 }
 
+/** What the simulated engine models: shared by `sim` and `predict`. */
+function addSimEngineFlags(cmd: Command, engines: string): Command {
+  return cmd
+    .option('--engine <name>', engines, DEFAULT_SIM.engine)
+    .option('--model <name>', 'model from the catalog (or --catalog FILE)', DEFAULT_SIM.model)
+    .option('--gpu <name>', 'GPU from the catalog', DEFAULT_SIM.gpu)
+    .option('--gpus <n>', 'tensor-parallel GPUs', String(DEFAULT_SIM.gpus))
+    .option('--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 (default: from the model name)')
+    .option('--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)');
+}
+
 export function buildProgram(): Command {
   const program = new Command('inferbench')
     .description('Benchmark LLM inference servers — or the built-in simulated engine.')
@@ -82,40 +93,30 @@ export function buildProgram(): Command {
       process.exitCode = outcome.exitCode;
     });
 
-  program
-    .command('sim')
+  addSimEngineFlags(program.command('sim'), 'vllm | vllm-legacy | tgi | sglang | lmdeploy | llamacpp | triton | ollama')
     .description('serve the simulated engine on 127.0.0.1, speaking one engine\'s API')
-    .option('--engine <name>', 'vllm | vllm-legacy | tgi | sglang | lmdeploy | llamacpp | triton | ollama', DEFAULT_SIM.engine)
-    .option('--model <name>', 'model from the catalog', DEFAULT_SIM.model)
-    .option('--gpu <name>', 'GPU from the catalog', DEFAULT_SIM.gpu)
-    .option('--gpus <n>', 'tensor-parallel GPUs', String(DEFAULT_SIM.gpus))
-    .option('--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 (default: from the model name)')
     .option('--host <addr>', 'loopback address to bind', '127.0.0.1')
     .option('--port <n>', 'port (0 = any free port)', '8000')
     .option('--faults <spec>', 'inject faults, e.g. 429:0.05,500:0.01,reset:0.02,stall:0.01,malformed:0.01,truncate:0.01,slow-first-byte:0.02')
     .option('--seed <n>', 'seed for faults, natural lengths and noise', '1')
     .option('--time-scale <x>', 'multiply all model time (0 = infinitely fast engine)')
     .option('--max-num-seqs <n>', 'override the engine\'s batch limit')
-    .option('--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)')
     .action(async (flags: Record<string, unknown>) => {
       const { simCommand } = await import('./sim-command.js');
       process.exitCode = await simCommand(flags as unknown as import('./sim-command.js').SimFlags, io);
     });
 
-  addProfileFlags(
-    program
-      .command('predict')
-      .description('answer the same profiles from the simulated engine in virtual time (well under a second)'),
+  addSimEngineFlags(
+    addProfileFlags(
+      program
+        .command('predict')
+        .description('answer the same profiles from the simulated engine in virtual time (well under a second)'),
+    ),
+    'vllm | vllm-legacy | vllm-v0 | tgi | sglang | lmdeploy | llamacpp | triton | ollama',
   )
-    .option('--engine <name>', 'vllm | vllm-legacy | vllm-v0 | tgi | sglang | lmdeploy | llamacpp | triton | ollama', 'vllm')
-    .option('--model <name>', 'model from the catalog (or --catalog FILE)', 'Qwen2-7B-Instruct')
-    .option('--gpu <name>', 'GPU from the catalog', 'A100-80GB')
-    .option('--gpus <n>', 'tensor-parallel GPUs', '1')
-    .option('--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 (default: from the model name)')
     .option('--label <text>', 'free label stored with the prediction')
     .option('--out <dir>', 'also write a run folder with the predicted records')
     .option('--seed-file <file>', 'print predicted vs published for every figure of a seed table file')
-    .option('--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)')
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       if (Array.isArray(flags['catalog'])) {
         const { loadCatalogFile } = await import('../sim/catalog/load-file.js');
@@ -188,6 +189,13 @@ function withSources(flags: Record<string, unknown>, cmd: Command): Record<strin
 
 /** Entry point: maps user mistakes to one line and exit 2, other failures to exit 1. */
 export async function main(argv: string[]): Promise<void> {
+  // `inferbench … | head` closes the pipe early: stop quietly, as Unix tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      throw err;
+    });
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
