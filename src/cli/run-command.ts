@@ -12,6 +12,7 @@ import type { StageSummary } from '../metrics/summary.js';
 import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
 import { RunWriter, defaultRunDir } from '../store/run-writer.js';
 import { HttpTarget } from '../transport/http.js';
+import { TelemetrySampler } from '../transport/telemetry.js';
 import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
 import { Progress } from './progress.js';
 import type { EmbeddedSim } from './embedded-sim.js';
@@ -102,6 +103,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     );
     target = new HttpTarget({ baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
     const progress = new Progress(io.stderr, opts.progress, plannedStageCount(profileCfg));
+    const telemetry = new TelemetrySampler(baseUrl, opts.apiKey);
+    if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics every second (running/waiting requests, KV-cache usage)`);
     const health = new HealthMonitor();
     const w = writer;
     const runner = createHttpStageRunner({
@@ -146,8 +149,13 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       completed: resumed?.stages ?? [],
       firstRequestId: resumed?.nextRequestId ?? 0,
       ...(opts.slo ? { slo: opts.slo } : {}),
-      onStageStart: (spec, i) => progress.stageStarted(spec, i),
+      onStageStart: (spec, i) => {
+        telemetry.setStage(i);
+        progress.stageStarted(spec, i);
+      },
       onStageEnd: (s, r) => {
+        const server = telemetry.summarize(s.index);
+        if (server) s.server = server;
         progress.stageEnded(s);
         // Written after every row, so a crash loses at most the row in progress (and --resume restarts it).
         if (!r.interrupted) {
@@ -158,6 +166,10 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       stopReason: (s) => hopelessReason(s, dialect.name, baseUrl),
     });
     progress.stop();
+    telemetry.stop();
+    if (telemetry.series().length > 0) {
+      writer.writeText('telemetry.jsonl', telemetry.series().map((x) => JSON.stringify(x)).join('\n') + '\n');
+    }
     await writer.close();
 
     const doc: RunSummaryDoc = { ...docFor(result.stages, result.interrupted), health: health.finish(result.stages) };

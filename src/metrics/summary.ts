@@ -1,5 +1,6 @@
 import type { StageResult } from '../load/types.js';
 import { StageAccumulator } from './accumulator.js';
+import type { ServerTelemetry } from './prometheus.js';
 import type { Stats } from './stats.js';
 
 /** Service-level objectives: a request is "good" when it meets every one given (ms). */
@@ -69,6 +70,8 @@ export interface StageSummary {
   promptLengthMismatches: number;
   tokenCountSources: Record<string, number>;
   goodput?: { slo: Slo; requestsPerS: number; good: number };
+  /** The server's own gauges over the row, from its Prometheus /metrics (when it has one). */
+  server?: ServerTelemetry;
   interrupted: boolean;
 }
 

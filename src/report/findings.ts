@@ -42,6 +42,16 @@ export function findingLines(stages: readonly StageSummary[]): string[] {
     if (s.label.startsWith('replay') && m.timerLagMs) {
       out.push(`${s.label}: replay lag (send − trace time) p50 ${f(m.timerLagMs.median, 2)} ms, p99 ${f(m.timerLagMs.p99, 2)} ms, max ${f(m.timerLagMs.max, 2)} ms`);
     }
+    const sv = s.server;
+    if (sv && (sv.peakKvUsage !== undefined || sv.peakWaiting !== undefined)) {
+      const parts = [
+        sv.peakRunning !== undefined ? `peak ${sv.peakRunning} running` : '',
+        sv.peakWaiting !== undefined ? `peak ${sv.peakWaiting} waiting` : '',
+        sv.peakKvUsage !== undefined ? `KV cache peak ${(sv.peakKvUsage * 100).toFixed(0)}% (mean ${((sv.meanKvUsage ?? 0) * 100).toFixed(0)}%)` : '',
+        sv.preemptions ? `${sv.preemptions} preemptions` : '',
+      ].filter(Boolean);
+      out.push(`${s.label}: server reports ${parts.join(', ')} (${sv.samples} samples of /metrics)`);
+    }
     if (s.goodput) {
       const slo = Object.entries(s.goodput.slo).map(([k, v]) => `${k.replace(/Ms$/, '')} ≤ ${v} ms`).join(', ');
       const share = s.requests.total > 0 ? (100 * s.goodput.good) / s.requests.total : 0;

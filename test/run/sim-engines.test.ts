@@ -7,6 +7,8 @@ import { startSimServer } from '../../src/sim/server/index.js';
 import { SIM_ENGINE_KINDS } from '../../src/sim/wire/types.js';
 import { runCli } from '../helpers/cli.js';
 
+const HAS_METRICS = new Set(['vllm', 'sglang', 'tgi', 'llamacpp', 'triton']);
+
 // What --api auto should conclude for each simulated engine.
 const EXPECTED: Record<string, { engine: RegExp; api: string; forced: boolean }> = {
   vllm: { engine: /^vllm /, api: 'openai-completions', forced: true },
@@ -54,6 +56,12 @@ describe('a full sweep against the simulator speaking every engine dialect (--ap
         expect(clientCounts).toEqual(serverCounts);
         if (expected.forced) for (const r of ok) expect(r.outputTokens).toBe(24);
         for (const r of ok) expect(r.tokenCountSource).not.toBe('chunk-count');
+        // Engines with a Prometheus endpoint: the server's own gauges are sampled during every row.
+        if (HAS_METRICS.has(kind)) {
+          expect(res.stdout).toMatch(/server telemetry: sampling/);
+          const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { stages: Array<{ server?: { samples: number } }> };
+          expect(summary.stages.filter((s) => (s.server?.samples ?? 0) > 0).length).toBeGreaterThan(5);
+        }
       } finally {
         await sim.close();
       }

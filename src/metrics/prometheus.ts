@@ -1,0 +1,95 @@
+/** What a server's Prometheus /metrics says about its own load, in engine-neutral terms. */
+export interface ServerSample {
+  atMs: number;
+  running?: number;
+  waiting?: number;
+  /** KV-cache usage, 0..1. */
+  kvUsage?: number;
+  preemptionsTotal?: number;
+}
+
+type Series = Array<{ labels: string; value: number }>;
+
+/** Prometheus text format: name{labels} value [timestamp]. Comments and malformed lines are skipped. */
+export function parsePrometheus(text: string): Map<string, Series> {
+  const out = new Map<string, Series>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const value = Number(m[3]);
+    if (!Number.isFinite(value)) continue;
+    const name = m[1] as string;
+    let series = out.get(name);
+    if (!series) out.set(name, (series = []));
+    series.push({ labels: m[2] ?? '', value });
+  }
+  return out;
+}
+
+// Names per engine, first match wins (vLLM, SGLang, TGI, llama.cpp, TensorRT-LLM on Triton).
+const RUNNING = ['vllm:num_requests_running', 'sglang:num_running_reqs', 'tgi_batch_current_size', 'llamacpp:requests_processing'];
+const WAITING = ['vllm:num_requests_waiting', 'sglang:num_queue_reqs', 'tgi_queue_size', 'llamacpp:requests_deferred'];
+const KV = ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage', 'llamacpp:kv_cache_usage_ratio'];
+const PREEMPTIONS = ['vllm:num_preemptions_total', 'sglang:num_retracted_reqs'];
+
+function sum(series: Series | undefined, labelMatch?: string): number | undefined {
+  if (!series) return undefined;
+  const picked = labelMatch ? series.filter((s) => s.labels.includes(labelMatch)) : series;
+  return picked.length ? picked.reduce((a, s) => a + s.value, 0) : undefined;
+}
+
+function first(metrics: Map<string, Series>, names: readonly string[]): number | undefined {
+  for (const n of names) {
+    const v = sum(metrics.get(n));
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): ServerSample {
+  const trt = metrics.get('nv_trt_llm_request_metrics');
+  const blocks = metrics.get('nv_trt_llm_kv_cache_block_metrics');
+  const used = sum(blocks, 'kv_cache_block_type="used"');
+  const max = sum(blocks, 'kv_cache_block_type="max"');
+  const s: ServerSample = { atMs };
+  const running = first(metrics, RUNNING) ?? sum(trt, 'request_type="active"');
+  const waiting = first(metrics, WAITING) ?? sum(trt, 'request_type="waiting"');
+  const kv = first(metrics, KV) ?? (used !== undefined && max ? used / max : undefined);
+  const pre = first(metrics, PREEMPTIONS);
+  if (running !== undefined) s.running = running;
+  if (waiting !== undefined) s.waiting = waiting;
+  if (kv !== undefined) s.kvUsage = kv;
+  if (pre !== undefined) s.preemptionsTotal = pre;
+  return s;
+}
+
+/** Per-row summary of the server's own gauges. */
+export interface ServerTelemetry {
+  samples: number;
+  peakRunning?: number;
+  peakWaiting?: number;
+  peakKvUsage?: number;
+  meanKvUsage?: number;
+  preemptions?: number;
+}
+
+export function summarizeSamples(samples: readonly ServerSample[]): ServerTelemetry | undefined {
+  if (samples.length === 0) return undefined;
+  const vals = (f: (s: ServerSample) => number | undefined): number[] =>
+    samples.map(f).filter((v): v is number => v !== undefined);
+  const out: ServerTelemetry = { samples: samples.length };
+  const running = vals((s) => s.running);
+  const waiting = vals((s) => s.waiting);
+  const kv = vals((s) => s.kvUsage);
+  const pre = vals((s) => s.preemptionsTotal);
+  if (running.length) out.peakRunning = Math.max(...running);
+  if (waiting.length) out.peakWaiting = Math.max(...waiting);
+  if (kv.length) {
+    out.peakKvUsage = Math.max(...kv);
+    out.meanKvUsage = kv.reduce((a, b) => a + b, 0) / kv.length;
+  }
+  if (pre.length >= 2) out.preemptions = (pre[pre.length - 1] as number) - (pre[0] as number);
+  return out;
+}

@@ -1,0 +1,69 @@
+import { performance } from 'node:perf_hooks';
+import { parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from '../metrics/prometheus.js';
+
+/**
+ * Samples the server's Prometheus /metrics once a second during a run (control plane: plain fetch,
+ * off the hot path). A server without /metrics is noticed on the first try and left alone.
+ */
+export class TelemetrySampler {
+  private readonly samples: Array<ServerSample & { stage: number }> = [];
+  private timer: NodeJS.Timeout | undefined;
+  private stage = 0;
+  private available: boolean | undefined;
+  private busy = false;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey?: string,
+    private readonly intervalMs = 1000,
+  ) {}
+
+  /** Resolves once the first sample tells whether the server has /metrics. */
+  async start(): Promise<boolean> {
+    await this.sample();
+    if (this.available) {
+      this.timer = setInterval(() => void this.sample(), this.intervalMs);
+      this.timer.unref();
+    }
+    return this.available === true;
+  }
+
+  setStage(stage: number): void {
+    this.stage = stage;
+    if (this.available) void this.sample();
+  }
+
+  /** Gauges of one row, or undefined when nothing was sampled for it. */
+  summarize(stage: number): ServerTelemetry | undefined {
+    return summarizeSamples(this.samples.filter((s) => s.stage === stage));
+  }
+
+  series(): ReadonlyArray<ServerSample & { stage: number }> {
+    return this.samples;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async sample(): Promise<void> {
+    if (this.busy || this.available === false) return;
+    this.busy = true;
+    try {
+      const res = await fetch(`${this.baseUrl}/metrics`, {
+        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+        signal: AbortSignal.timeout(2000),
+      });
+      const text = res.ok ? await res.text() : '';
+      const s = sampleFromMetrics(parsePrometheus(text), performance.now());
+      const known = s.running !== undefined || s.waiting !== undefined || s.kvUsage !== undefined;
+      this.available ??= known;
+      if (known) this.samples.push({ ...s, stage: this.stage });
+    } catch {
+      this.available ??= false;
+    } finally {
+      this.busy = false;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { parsePrometheus, sampleFromMetrics, summarizeSamples } from '../../src/metrics/prometheus.js';
+
+const TEXTS: Record<string, string> = {
+  vllm: `# HELP vllm:num_requests_running x\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m"} 7.0\nvllm:num_requests_waiting{model_name="m"} 3.0\nvllm:kv_cache_usage_perc{model_name="m"} 0.42\nvllm:num_preemptions_total{model_name="m"} 5.0\n`,
+  sglang: `sglang:num_running_reqs{model_name="m"} 7\nsglang:num_queue_reqs{model_name="m"} 3\nsglang:token_usage{model_name="m"} 0.42\n`,
+  tgi: `tgi_batch_current_size 7\ntgi_queue_size 3\n`,
+  llamacpp: `llamacpp:requests_processing 7\nllamacpp:requests_deferred 3\nllamacpp:kv_cache_usage_ratio 0.42\n`,
+  triton: `nv_trt_llm_request_metrics{model="tensorrt_llm",request_type="active",version="1"} 7\nnv_trt_llm_request_metrics{model="tensorrt_llm",request_type="waiting",version="1"} 3\nnv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="max",model="tensorrt_llm",version="1"} 100\nnv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="used",model="tensorrt_llm",version="1"} 42\n`,
+};
+
+describe('server telemetry from Prometheus text', () => {
+  for (const [engine, text] of Object.entries(TEXTS)) {
+    it(`${engine}: running, waiting and KV usage in engine-neutral terms`, () => {
+      const s = sampleFromMetrics(parsePrometheus(text), 1);
+      expect(s.running).toBe(7);
+      expect(s.waiting).toBe(3);
+      if (engine !== 'tgi') expect(s.kvUsage).toBeCloseTo(0.42, 10);
+    });
+  }
+
+  it('summarizes a row: peaks, mean KV usage and preemptions during the row', () => {
+    const row = summarizeSamples([
+      { atMs: 0, running: 1, waiting: 0, kvUsage: 0.2, preemptionsTotal: 5 },
+      { atMs: 1, running: 9, waiting: 4, kvUsage: 0.6, preemptionsTotal: 8 },
+    ]);
+    expect(row).toEqual({ samples: 2, peakRunning: 9, peakWaiting: 4, peakKvUsage: 0.6, meanKvUsage: 0.4, preemptions: 3 });
+  });
+
+  it('ignores comments, malformed lines and non-numbers', () => {
+    const m = parsePrometheus('# c\nbad line\nx{a="1"} NaNx\ny 2 1700000000\n');
+    expect([...m.keys()]).toEqual(['y']);
+  });
+});
