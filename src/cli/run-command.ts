@@ -191,6 +191,15 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // After a first Ctrl-C the process is still closing sockets and files: another one must end it at once.
+    if (sigints > 0) {
+      const quit = (): void => {
+        writer?.flushSync();
+        process.exit(130);
+      };
+      process.once('SIGINT', quit);
+      process.once('SIGTERM', quit);
+    }
     await target?.close();
     await sim?.close();
   }

@@ -126,4 +126,36 @@ describe('Ctrl-C', () => {
       rmSync(out, { recursive: true, force: true });
     }
   });
+
+  it('a second Ctrl-C exits at once, with what finished already on disk', async () => {
+    // Requests that take 10 s each: the first Ctrl-C starts a clean stop, the second must not wait for it.
+    const server = await startFixedDelayServer({ ttftMs: 10_000, itlMs: 5 });
+    const out = mkdtempSync(join(tmpdir(), 'inferbench-int2-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '--target', server.url, '--profile', 'constant', '--rate', '5', '--max-seconds', '60', '--out', out, '--no-progress'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      await new Promise<void>((resolve) => {
+        const poll = setInterval(() => {
+          if (existsSync(join(out, 'manifest.json'))) {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 50);
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      const t0 = performance.now();
+      child.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((r) => child.on('close', r));
+      expect(code).toBe(130);
+      expect(performance.now() - t0).toBeLessThan(5000);
+      expect(stderr).toMatch(/SIGINT: stopping/);
+      expect(existsSync(join(out, 'requests.jsonl'))).toBe(true);
+    } finally {
+      await server.close();
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
 });
