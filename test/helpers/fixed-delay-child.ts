@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monotonicOffsetMs } from './clock-join.js';
 import { startFixedDelayServer } from './openai-server.js';
 
 const [ttftMs = 50, itlMs = 20, promptTokens = 10] = process.argv.slice(2).map(Number);
@@ -12,7 +13,8 @@ const server = await startFixedDelayServer({ ttftMs, itlMs, promptTokens });
 const control = createServer((req, res) => {
   if (req.url === '/truth') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify(server.truth.splice(0)));
+    // The client joins these times to its own clock through CLOCK_MONOTONIC, which both processes share.
+    return res.end(JSON.stringify({ monotonicOffsetMs: monotonicOffsetMs(), truth: server.truth.splice(0) }));
   }
   res.writeHead(404);
   res.end();

@@ -6,7 +6,7 @@ export interface FixedDelayServer {
   url: string;
   requests: number;
   /** What the server actually did, on the shared performance.now() clock: request read, then each token write. */
-  truth: Array<{ receivedAtMs: number; writesMs: number[] }>;
+  truth: Array<{ id: string; receivedAtMs: number; writesMs: number[] }>;
   close(): Promise<void>;
 }
 
@@ -34,7 +34,7 @@ export async function startFixedDelayServer(opts: FixedDelayOptions): Promise<Fi
     }
     void readBody(req).then((raw) => {
       state.requests++;
-      const seen = { receivedAtMs: performance.now(), writesMs: [] as number[] };
+      const seen = { id: String(state.requests), receivedAtMs: performance.now(), writesMs: [] as number[] };
       if (opts.failWith) {
         res.writeHead(opts.failWith.status, { 'content-type': 'application/json' });
         return res.end(opts.failWith.body);
@@ -56,7 +56,7 @@ export async function startFixedDelayServer(opts: FixedDelayOptions): Promise<Fi
         }, opts.ttftMs + opts.itlMs * (n - 1));
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': seen.id });
       res.flushHeaders();
       const chunk = (i: number): string => {
         const choice = chat

@@ -8,6 +8,7 @@ import { createSyntheticWorkload } from '../../src/workload/synthetic.js';
 import { loadApproxTokenizer } from '../../src/workload/tokenizer.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot } from '../helpers/cli.js';
+import { monotonicOffsetMs } from '../helpers/clock-join.js';
 
 const TTFT = 60;
 const ITL = 25;
@@ -60,17 +61,34 @@ describe('measuring a server with known fixed delays', () => {
         expect(r.chunks).toBe(TOKENS);
       }
       const m = row!.metrics;
-      // The server is timer-driven on the same two busy cores, so it runs a little late; compare the client
-      // with what the server actually did (same clock), and the server with its nominal delays, loosely.
-      const truth = (await (await fetch(server.truthUrl)).json()) as Array<{ receivedAtMs: number; writesMs: number[] }>;
-      expect(truth).toHaveLength(300);
-      const serverTtft = median(truth.map((t) => (t.writesMs[0] as number) - t.receivedAtMs));
-      const serverItl = median(truth.map((t) => ((t.writesMs[TOKENS - 1] as number) - (t.writesMs[0] as number)) / (TOKENS - 1)));
-      expect(Math.abs(m.ttftMs!.median - serverTtft)).toBeLessThan(10);
-      expect(Math.abs(m.itlMs!.median - serverItl)).toBeLessThan(10);
+      // The client is judged against what the server actually did, request by request, on one clock:
+      // the server runs in its own process and its timers run late on two busy cores, which is not the
+      // client's error. Times join through CLOCK_MONOTONIC (helpers/clock-join.ts).
+      const body = (await (await fetch(server.truthUrl)).json()) as {
+        monotonicOffsetMs: number;
+        truth: Array<{ id: string; receivedAtMs: number; writesMs: number[] }>;
+      };
+      expect(body.truth).toHaveLength(300);
+      const toClient = body.monotonicOffsetMs - monotonicOffsetMs();
+      const byId = new Map(body.truth.map((t) => [t.id, t]));
+      const ttftErr: number[] = [];
+      const itlErr: number[] = [];
+      for (const r of records) {
+        const t = byId.get(r.serverRequestId ?? '');
+        expect(t, `server record for ${r.serverRequestId}`).toBeDefined();
+        const first = (t!.writesMs[0] as number) + toClient;
+        const last = (t!.writesMs[TOKENS - 1] as number) + toClient;
+        ttftErr.push(r.ttftMs! - (first - r.sentAtMs));
+        itlErr.push(r.itlMs! - (last - first) / (TOKENS - 1));
+      }
+      expect(Math.abs(median(ttftErr))).toBeLessThan(10);
+      expect(Math.abs(median(itlErr))).toBeLessThan(10);
+      // And the server kept its nominal delays, loosely (its timers are not the client's business).
+      const serverTtft = median(body.truth.map((t) => (t.writesMs[0] as number) - t.receivedAtMs));
+      const serverItl = median(body.truth.map((t) => ((t.writesMs[TOKENS - 1] as number) - (t.writesMs[0] as number)) / (TOKENS - 1)));
       expect(Math.abs(serverTtft - TTFT)).toBeLessThan(40);
       expect(Math.abs(serverItl - ITL)).toBeLessThan(10);
-      expect(Math.abs(m.e2eMs!.median - (TTFT + ITL * (TOKENS - 1)))).toBeLessThan(60);
+      expect(Math.abs(m.itlMs!.median - ITL)).toBeLessThan(10);
       expect(row!.meanConcurrency).toBeGreaterThan(80);
     });
   }
