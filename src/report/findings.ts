@@ -1,10 +1,11 @@
 import type { StageSummary } from '../metrics/summary.js';
+import { sweepOrder } from './layouts.js';
 
 const f = (v: number | undefined, d = 1): string => (v === undefined ? '—' : v.toFixed(d));
 
 /**
  * Lines printed under a table for what the table's columns cannot show: token-count exactness,
- * multi-turn and cache effects, replay lag and goodput. Only lines that have data appear.
+ * multi-turn and cache effects, replay lag and goodput. Only lines that have data appear, rows in table order.
  */
 export function findingLines(stages: readonly StageSummary[]): string[] {
   const out: string[] = [];
@@ -29,7 +30,7 @@ export function findingLines(stages: readonly StageSummary[]): string[] {
   if (outputOff > 0) {
     out.push(`output lengths: ${outputOff} of ${ok} successful requests did not generate the requested length (the server stopped on its own; see outputTokens in summary.json)`);
   }
-  for (const s of stages) {
+  for (const s of [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b))) {
     const m = s.metrics;
     if (m.ttftFirstTurnMs && m.ttftLaterTurnMs) {
       out.push(
@@ -41,16 +42,6 @@ export function findingLines(stages: readonly StageSummary[]): string[] {
     }
     if (s.label.startsWith('replay') && m.timerLagMs) {
       out.push(`${s.label}: replay lag (send − trace time) p50 ${f(m.timerLagMs.median, 2)} ms, p99 ${f(m.timerLagMs.p99, 2)} ms, max ${f(m.timerLagMs.max, 2)} ms`);
-    }
-    const sv = s.server;
-    if (sv && (sv.peakKvUsage !== undefined || sv.peakWaiting !== undefined)) {
-      const parts = [
-        sv.peakRunning !== undefined ? `peak ${sv.peakRunning} running` : '',
-        sv.peakWaiting !== undefined ? `peak ${sv.peakWaiting} waiting` : '',
-        sv.peakKvUsage !== undefined ? `KV cache peak ${(sv.peakKvUsage * 100).toFixed(0)}% (mean ${((sv.meanKvUsage ?? 0) * 100).toFixed(0)}%)` : '',
-        sv.preemptions ? `${sv.preemptions} preemptions` : '',
-      ].filter(Boolean);
-      out.push(`${s.label}: server reports ${parts.join(', ')} (${sv.samples} samples of /metrics)`);
     }
     if (s.goodput) {
       const slo = Object.entries(s.goodput.slo).map(([k, v]) => `${k.replace(/Ms$/, '')} ≤ ${v} ms`).join(', ');

@@ -47,7 +47,8 @@ function noneFinished(s: StageSummary): string {
 
 /** Seed 003 layout, plus p99 columns and the failure share (never a silent 0.00). */
 export function sweepTable(stages: readonly StageSummary[]): Table {
-  const rows = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b)).map((s) => {
+  const ordered = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
+  const rows = ordered.map((s) => {
     const m = s.metrics;
     const label = s.belowTarget ? `${s.label} *` : s.label;
     if (s.requests.ok === 0) return [label, noneFinished(s), '—', '—', '—', '—', '—', '—', failureCell(s)];
@@ -63,7 +64,7 @@ export function sweepTable(stages: readonly StageSummary[]): Table {
       failureCell(s),
     ];
   });
-  return {
+  return withServerColumn({
     headers: [
       'Benchmark',
       'Requests per Second',
@@ -76,7 +77,7 @@ export function sweepTable(stages: readonly StageSummary[]): Table {
       'Failed',
     ],
     rows,
-  };
+  }, ordered);
 }
 
 /** Seeds 000–002/004 layout: one row per input × output cell. */
@@ -95,7 +96,7 @@ export function gridTable(stages: readonly StageSummary[]): Table {
       failureCell(s),
     ];
   });
-  return {
+  return withServerColumn({
     headers: [
       'Input Length',
       'Output Length',
@@ -106,6 +107,21 @@ export function gridTable(stages: readonly StageSummary[]): Table {
       'Failed',
     ],
     rows,
+  }, stages);
+}
+
+/** When the server exposed /metrics: its own peak running / waiting requests and KV-cache use per row. */
+function withServerColumn(table: Table, rowStages: readonly StageSummary[]): Table {
+  if (!rowStages.some((s) => s.server)) return table;
+  const cell = (s: StageSummary): string => {
+    const v = s.server;
+    if (!v) return '—';
+    const kv = v.peakKvUsage !== undefined ? `${(v.peakKvUsage * 100).toFixed(0)}%` : '—';
+    return `${v.peakRunning ?? '—'} / ${v.peakWaiting ?? '—'} / ${kv}`;
+  };
+  return {
+    headers: [...table.headers, 'Server peak run / wait / KV'],
+    rows: table.rows.map((r, i) => [...r, cell(rowStages[i] as StageSummary)]),
   };
 }
 
