@@ -42,7 +42,7 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
     model,
     gpu,
     gpus,
-    ...(quant !== 'fp16' ? { quant } : {}),
+    quant,
     description: ready.description,
     close: async () => {
       const exited = new Promise<void>((r) => worker.once('exit', () => r()));

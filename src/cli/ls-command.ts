@@ -59,7 +59,7 @@ export function lsCommand(flags: LsFlags, io: Io): number {
       c.model,
       `${c.engine}${c.engineVersion ? ` ${c.engineVersion}` : ''}`,
       c.gpu ? `${c.gpus ?? 1}× ${c.gpu}` : '—',
-      c.quant ?? 'fp16',
+      c.quant ?? '—',
       `${r.summary.stages.length}${failed ? ` (${failed} failed)` : ''}`,
       `${c.label ?? ''}${c.predicted ? `${c.label ? ' ' : ''}(predicted)` : ''}`,
       r.name,

@@ -43,7 +43,7 @@ export async function predictCommand(
       engine: d.engineLabel,
       gpu: d.gpu,
       gpus: d.gpus,
-      ...(d.quant !== 'fp16' ? { quant: d.quant } : {}),
+      quant: d.quant,
       predicted: true,
       ...lengthContext(opts, workload.description),
       ...(opts.label ? { label: opts.label } : {}),

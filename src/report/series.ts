@@ -7,7 +7,8 @@ export function seriesLabel(run: StoredRun): string {
   const parts = [engine];
   if (context.engineVersion) parts[0] = `${engine} ${context.engineVersion}`;
   if (context.gpu) parts.push(`${context.gpus ?? 1}×${context.gpu}`);
-  parts.push(context.quant ?? 'fp16');
+  // A measured run's quantization is what the user said (--quant); simulated runs always record theirs.
+  if (context.quant) parts.push(context.quant);
   if (context.label) parts.push(context.label);
   return `${parts.join(' · ')}${context.predicted ? ' (predicted)' : target.simulated ? ' (simulated)' : ''}`;
 }
