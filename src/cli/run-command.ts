@@ -104,7 +104,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     target = new HttpTarget({ baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
     const progress = new Progress(io.stderr, opts.progress, plannedStageCount(profileCfg));
     const telemetry = new TelemetrySampler(baseUrl, opts.apiKey);
-    if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics every second (running/waiting requests, KV-cache usage)`);
+    if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics twice a second (running/waiting requests, KV-cache usage)`);
     const health = new HealthMonitor();
     const w = writer;
     const runner = createHttpStageRunner({

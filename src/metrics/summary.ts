@@ -119,7 +119,8 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
   if (spec.kind === 'closed') summary.concurrency = spec.concurrency;
   if (spec.kind === 'open') {
     summary.targetRate = spec.rate;
-    summary.belowTarget = acc.ok >= 3 && completionRate < 0.9 * spec.rate;
+    // A replayed trace has no rate to keep up with, only its own timestamps.
+    summary.belowTarget = spec.arrival !== 'trace' && acc.ok >= 3 && completionRate < 0.9 * spec.rate;
   }
   if (slo && (slo.ttftMs !== undefined || slo.itlMs !== undefined || slo.e2eMs !== undefined)) {
     summary.goodput = { slo, good: acc.good, requestsPerS: rate(acc.good) };

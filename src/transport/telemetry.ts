@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from '../metrics/prometheus.js';
 
 /**
- * Samples the server's Prometheus /metrics once a second during a run (control plane: plain fetch,
+ * Samples the server's Prometheus /metrics twice a second during a run (control plane: plain fetch,
  * off the hot path). A server without /metrics is noticed on the first try and left alone.
  */
 export class TelemetrySampler {
@@ -15,7 +15,7 @@ export class TelemetrySampler {
   constructor(
     private readonly baseUrl: string,
     private readonly apiKey?: string,
-    private readonly intervalMs = 1000,
+    private readonly intervalMs = 500,
   ) {}
 
   /** Resolves once the first sample tells whether the server has /metrics. */
@@ -28,9 +28,9 @@ export class TelemetrySampler {
     return this.available === true;
   }
 
+  /** Later samples belong to this row. (No sample here: before the row's first request it would read 0.) */
   setStage(stage: number): void {
     this.stage = stage;
-    if (this.available) void this.sample();
   }
 
   /** Gauges of one row, or undefined when nothing was sampled for it. */

@@ -60,7 +60,7 @@ describe('a full sweep against the simulator speaking every engine dialect (--ap
         if (HAS_METRICS.has(kind)) {
           expect(res.stdout).toMatch(/server telemetry: sampling/);
           const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { stages: Array<{ server?: { samples: number } }> };
-          expect(summary.stages.filter((s) => (s.server?.samples ?? 0) > 0).length).toBeGreaterThan(5);
+          expect(summary.stages.filter((s) => (s.server?.samples ?? 0) > 0).length).toBeGreaterThan(3);
         }
       } finally {
         await sim.close();
