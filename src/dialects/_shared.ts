@@ -1,4 +1,4 @@
-import type { FrameEvent, GenerationRequest, UsageInfo } from './types.js';
+import type { FrameEvent, GenerationRequest, HttpRequestPlan, UsageInfo } from './types.js';
 
 export type Json = Record<string, unknown>;
 
@@ -144,6 +144,11 @@ export function jsonHeaders(stream: boolean): Record<string, string> {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
   };
+}
+
+/** The common plan: a JSON POST answered by an SSE stream, or by one JSON body when not streaming. */
+export function sseOrJsonPost(path: string, body: unknown, stream: boolean): HttpRequestPlan {
+  return { method: 'POST', path, headers: jsonHeaders(stream), body: JSON.stringify(body), framing: stream ? 'sse' : 'json' };
 }
 
 export function userMessages(req: GenerationRequest): { role: string; content: string }[] {

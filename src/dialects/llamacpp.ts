@@ -6,7 +6,7 @@ import {
   errorMessage,
   errorOf,
   isObj,
-  jsonHeaders,
+  sseOrJsonPost,
   mergeExtra,
   normFinish,
   parseErrorEvent,
@@ -26,13 +26,7 @@ export const llamacpp: Dialect = {
   buildRequest(req: GenerationRequest): HttpRequestPlan {
     const body: Json = { prompt: req.prompt, n_predict: req.maxTokens, stream: req.stream };
     if (req.forceLength) body['ignore_eos'] = true;
-    return {
-      method: 'POST',
-      path: '/completion',
-      headers: jsonHeaders(req.stream),
-      body: JSON.stringify(mergeExtra(body, req.extraBody)),
-      framing: req.stream ? 'sse' : 'json',
-    };
+    return sseOrJsonPost('/completion', mergeExtra(body, req.extraBody), req.stream);
   },
   createParser(): StreamParser {
     return new LlamacppParser();

@@ -1,5 +1,5 @@
 import { MetaInfoParser } from './sglang.js';
-import { type Json, errorMessage, jsonHeaders, mergeExtra } from './_shared.js';
+import { type Json, errorMessage, sseOrJsonPost, mergeExtra } from './_shared.js';
 import type { Dialect, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
 
 /**
@@ -14,13 +14,7 @@ export const lmdeploy: Dialect = {
   buildRequest(req: GenerationRequest): HttpRequestPlan {
     const body: Json = { prompt: req.prompt, max_tokens: req.maxTokens, stream: req.stream };
     if (req.forceLength) body['ignore_eos'] = true;
-    return {
-      method: 'POST',
-      path: '/generate',
-      headers: jsonHeaders(req.stream),
-      body: JSON.stringify(mergeExtra(body, req.extraBody)),
-      framing: req.stream ? 'sse' : 'json',
-    };
+    return sseOrJsonPost('/generate', mergeExtra(body, req.extraBody), req.stream);
   },
   createParser(req?: GenerationRequest): StreamParser {
     return new MetaInfoParser(req, false);

@@ -1,5 +1,5 @@
 import { OpenAiParser, openAiBody } from './_openai.js';
-import { errorMessage, jsonHeaders } from './_shared.js';
+import { errorMessage, sseOrJsonPost } from './_shared.js';
 import type { Dialect, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
 
 /** POST /v1/chat/completions on any OpenAI-compatible server (vLLM, SGLang, lmdeploy, llama.cpp, TGI, Ollama, OpenAI). */
@@ -7,13 +7,7 @@ export const openaiChat: Dialect = {
   name: 'openai-chat',
   canForceLength: true,
   buildRequest(req: GenerationRequest): HttpRequestPlan {
-    return {
-      method: 'POST',
-      path: '/v1/chat/completions',
-      headers: jsonHeaders(req.stream),
-      body: JSON.stringify(openAiBody(req, true)),
-      framing: req.stream ? 'sse' : 'json',
-    };
+    return sseOrJsonPost('/v1/chat/completions', openAiBody(req, true), req.stream);
   },
   createParser(req?: GenerationRequest): StreamParser {
     return new OpenAiParser(req);

@@ -1,5 +1,5 @@
 import { OpenAiParser, openAiBody } from './_openai.js';
-import { errorMessage, jsonHeaders } from './_shared.js';
+import { errorMessage, sseOrJsonPost } from './_shared.js';
 import type { Dialect, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
 
 /** POST /v1/completions: the prompt goes in as-is (no chat template), so prompt token counts stay exact. */
@@ -7,13 +7,7 @@ export const openaiCompletions: Dialect = {
   name: 'openai-completions',
   canForceLength: true,
   buildRequest(req: GenerationRequest): HttpRequestPlan {
-    return {
-      method: 'POST',
-      path: '/v1/completions',
-      headers: jsonHeaders(req.stream),
-      body: JSON.stringify(openAiBody(req, false)),
-      framing: req.stream ? 'sse' : 'json',
-    };
+    return sseOrJsonPost('/v1/completions', openAiBody(req, false), req.stream);
   },
   createParser(req?: GenerationRequest): StreamParser {
     return new OpenAiParser(req);

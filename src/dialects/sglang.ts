@@ -5,7 +5,7 @@ import {
   errorMessage,
   errorOf,
   isObj,
-  jsonHeaders,
+  sseOrJsonPost,
   mergeExtra,
   normFinish,
   parseErrorEvent,
@@ -30,13 +30,7 @@ export const sglang: Dialect = {
       sp['min_new_tokens'] = req.maxTokens;
     }
     const body: Json = { text: req.prompt, sampling_params: sp, stream: req.stream };
-    return {
-      method: 'POST',
-      path: '/generate',
-      headers: jsonHeaders(req.stream),
-      body: JSON.stringify(mergeExtra(body, req.extraBody)),
-      framing: req.stream ? 'sse' : 'json',
-    };
+    return sseOrJsonPost('/generate', mergeExtra(body, req.extraBody), req.stream);
   },
   createParser(req?: GenerationRequest): StreamParser {
     return new MetaInfoParser(req, true);

@@ -6,7 +6,7 @@ import {
   errorMessage,
   errorOf,
   isObj,
-  jsonHeaders,
+  sseOrJsonPost,
   mergeExtra,
   normFinish,
   parseErrorEvent,
@@ -25,13 +25,7 @@ export const tgi: Dialect = {
   canForceLength: false,
   buildRequest(req: GenerationRequest): HttpRequestPlan {
     const body: Json = { inputs: req.prompt, parameters: { max_new_tokens: req.maxTokens, details: true } };
-    return {
-      method: 'POST',
-      path: req.stream ? '/generate_stream' : '/generate',
-      headers: jsonHeaders(req.stream),
-      body: JSON.stringify(mergeExtra(body, req.extraBody)),
-      framing: req.stream ? 'sse' : 'json',
-    };
+    return sseOrJsonPost(req.stream ? '/generate_stream' : '/generate', mergeExtra(body, req.extraBody), req.stream);
   },
   createParser(): StreamParser {
     return new TgiParser();

@@ -4,7 +4,7 @@ import {
   errorMessage,
   errorOf,
   isObj,
-  jsonHeaders,
+  sseOrJsonPost,
   mergeExtra,
   parseErrorEvent,
   parseObject,
@@ -32,13 +32,7 @@ export const triton: Dialect = {
     };
     if (req.forceLength) body['min_length'] = req.maxTokens;
     const model = encodeURIComponent(req.model === '' ? 'ensemble' : req.model);
-    return {
-      method: 'POST',
-      path: `/v2/models/${model}/${req.stream ? 'generate_stream' : 'generate'}`,
-      headers: jsonHeaders(req.stream),
-      body: JSON.stringify(mergeExtra(body, req.extraBody)),
-      framing: req.stream ? 'sse' : 'json',
-    };
+    return sseOrJsonPost(`/v2/models/${model}/${req.stream ? 'generate_stream' : 'generate'}`, mergeExtra(body, req.extraBody), req.stream);
   },
   createParser(req?: GenerationRequest): StreamParser {
     return new TritonParser(req);
