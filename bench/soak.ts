@@ -12,7 +12,7 @@ import { createHttpStageRunner } from '../src/load/http-runner.js';
 import { parseRecordPolicy } from '../src/store/record-policy.js';
 import { RunWriter } from '../src/store/run-writer.js';
 import { HttpTarget } from '../src/transport/http.js';
-import { createSyntheticWorkload } from '../src/workload/synthetic.js';
+import { createWorkload } from '../src/workload/create.js';
 import { loadApproxTokenizer } from '../src/workload/tokenizer.js';
 import { startSimChild } from './_sim-child.js';
 
@@ -50,7 +50,9 @@ const result = await runBenchmark(
     rates: [rate],
     limits: { maxRequests: requests, maxSeconds: requests / rate + 60 },
     // 100 distinct prompts, reused: the soak is about the client, not about building prompts.
-    workload: ((w) => ({ ...w, item: (i: number) => w.item(i % 100) }))(createSyntheticWorkload({ promptTokens: 256, outputTokens: 64, seed: 1, tokenizer })),
+    workload: ((w) => ({ ...w, item: (i: number) => w.item(i % 100) }))(
+      await createWorkload({ kind: 'synthetic', prompt: { kind: 'fixed', value: 256 }, output: { kind: 'fixed', value: 64 } }, { tokenizer, seed: 1 }),
+    ),
   },
   runner,
 );

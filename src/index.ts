@@ -9,7 +9,8 @@ export { getDialect, dialects, detectEngine, listModels } from './dialects/index
 export type { RequestRecord } from './metrics/record.js';
 export { summarizeStage, type StageSummary, type Slo } from './metrics/summary.js';
 export { computeStats, type Stats } from './metrics/stats.js';
-export { createSyntheticWorkload, createFixedLengthWorkload } from './workload/synthetic.js';
+export { createFixedLengthWorkload, createLengthsWorkload } from './workload/synthetic.js';
+export { createWorkload, type WorkloadSpec } from './workload/create.js';
 export { loadApproxTokenizer, type Tokenizer } from './workload/tokenizer.js';
 export { createVirtualStageRunner } from './sim/virtual-runner.js';
 export { renderMarkdownReport, renderCsvReport, type RunSummaryDoc } from './report/run-summary.js';

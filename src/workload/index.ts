@@ -23,5 +23,5 @@ export { DEFAULT_DATASET_OUTPUT_TOKENS, type DatasetSpec } from './dataset-workl
 export { loadTrace, parseTimestamp, type TraceEntry, type TraceOptions } from './trace.js';
 export { appendReply, buildTurnMessages, isConversationWorkload, type ConversationPlan } from './conversation.js';
 export { createWorkload, describeWorkload, type PrefixSpec, type WorkloadDeps, type WorkloadSpec } from './create.js';
-export { createFixedLengthWorkload, createSyntheticWorkload, type SyntheticOptions } from './synthetic.js';
+export { createFixedLengthWorkload, createLengthsWorkload } from './synthetic.js';
 export { parseCsv, type CsvRecord } from './csv.js';

@@ -4,7 +4,7 @@ import { runBenchmark } from '../../src/load/benchmark.js';
 import { createHttpStageRunner } from '../../src/load/http-runner.js';
 import type { RequestRecord } from '../../src/metrics/record.js';
 import { HttpTarget } from '../../src/transport/http.js';
-import { createSyntheticWorkload } from '../../src/workload/synthetic.js';
+import { createWorkload } from '../../src/workload/create.js';
 import { loadApproxTokenizer } from '../../src/workload/tokenizer.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot } from '../helpers/cli.js';
@@ -44,7 +44,10 @@ describe('measuring a server with known fixed delays', () => {
         seed: 1,
         onRecord: (r) => records.push(r),
       });
-      const workload = createSyntheticWorkload({ promptTokens: 32, outputTokens: TOKENS, seed: 1, tokenizer });
+      const workload = await createWorkload(
+        { kind: 'synthetic', prompt: { kind: 'fixed', value: 32 }, output: { kind: 'fixed', value: TOKENS } },
+        { tokenizer, seed: 1 },
+      );
       const result = await runBenchmark(
         { profile: 'concurrent', concurrencies: [100], limits: { maxRequests: 300 }, workload },
         runner,

@@ -9,10 +9,10 @@
 import { encode, decode } from 'gpt-tokenizer/encoding/o200k_base';
 import { countPrompt, tokenId, tokenText } from './filler.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
-import { asObj, bool, int, resolveMax, str, type LengthCheck } from './request.js';
+import { asObj, bool, int, resolveMax, str } from './request.js';
 import { tgiChat, tgiCompletions } from './tgi-openai.js';
 import { TGI_EOS_ID, TGI_EOS_TEXT, TGI_VERSION, tgiError, tgiFinish, tgiGenerated, tgiLengthMessage, tgiTimingHeaders } from './tgi-common.js';
-import { empty, json, text, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type Route, type WireContext } from './types.js';
+import { empty, json, text, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type WireContext } from './types.js';
 
 function logprob(i: number): number {
   return -((i * 7) % 23) / 8 - 0.125;
