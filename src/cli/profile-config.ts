@@ -36,7 +36,7 @@ export function buildProfileConfig(
     ...(opts.burstiness !== undefined ? { burstiness: opts.burstiness } : {}),
     ...(opts.maxConcurrency !== undefined ? { maxConcurrency: opts.maxConcurrency } : {}),
     ...(opts.inputLens && opts.outputLens
-      ? { grid: { inputLens: opts.inputLens, outputLens: opts.outputLens, numPrompts: opts.numPrompts, workloadFor } }
+      ? { grid: { inputLens: opts.inputLens, outputLens: opts.outputLens, numPrompts: opts.numPrompts, workloadFor, latencyLoad: opts.gridLatencyLoad } }
       : {}),
   };
 }

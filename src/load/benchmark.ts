@@ -9,6 +9,11 @@ export interface BenchmarkHooks {
   /** First request id to use (resume continues the numbering). */
   firstRequestId?: number;
   slo?: Slo;
+  /**
+   * Before each row after the first: wait until the server is idle (real runs). What it says is kept on the
+   * row's summary as `idleWait`.
+   */
+  beforeStage?(spec: StageSpec, index: number, done: readonly StageSummary[]): Promise<StageSummary['idleWait']>;
   onStageStart?(spec: StageSpec, index: number): void;
   onStageEnd?(summary: StageSummary, result: StageResult): void;
   /** Asked after each stage: a reason string ends the run there (e.g. every request was refused). */
@@ -33,10 +38,13 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     const spec = nextStage(cfg, stages);
     if (!spec) break;
     const index = stages.length;
+    const idleWait = index > 0 ? await hooks.beforeStage?.(spec, index, stages) : undefined;
+    if (hooks.signal?.aborted) break;
     hooks.onStageStart?.(spec, index);
     const result = await runner.runStage(spec, index, nextId);
     nextId += result.requestCount ?? result.records.length;
     const summary = summarizeStage(result, hooks.slo);
+    if (idleWait) summary.idleWait = idleWait;
     stages.push(summary);
     results.push(result);
     hooks.onStageEnd?.(summary, result);

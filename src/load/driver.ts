@@ -3,6 +3,7 @@ import { StageAccumulator } from '../metrics/accumulator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Slo } from '../metrics/summary.js';
 import { createArrivalProcess } from './arrivals.js';
+import { SteadyWindow } from './window.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageResult, StageSpec } from './types.js';
 
@@ -56,13 +57,17 @@ export async function runStageRealtime(
   const accumulator = new StageAccumulator(opts.slo);
   const startedAtMs = realClock.now();
   const { maxRequests, maxSeconds, warmupSeconds = 0 } = spec.limits;
-  const deadline = maxSeconds !== undefined ? startedAtMs + maxSeconds * 1000 : Infinity;
-  const warmupEnd = startedAtMs + warmupSeconds * 1000;
   const replay = spec.kind === 'open' && spec.arrival === 'trace';
-  const limitCount =
-    maxRequests ??
-    (replay ? spec.workload.size : undefined) ??
-    (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity);
+  const userCap = spec.kind === 'closed' ? spec.concurrency : (spec.maxConcurrency ?? Infinity);
+  const window = new SteadyWindow(spec.window, startedAtMs, userCap);
+  // Batch rows (no window) keep the plain limits: a request count, or a deadline.
+  const deadline = !spec.window && maxSeconds !== undefined ? startedAtMs + maxSeconds * 1000 : Infinity;
+  const warmupEnd = startedAtMs + warmupSeconds * 1000;
+  const limitCount = spec.window
+    ? Infinity
+    : (maxRequests ?? (replay ? spec.workload.size : undefined) ?? (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity));
+  // Request ids are run-wide, so they also pick fresh workload items for every row (prompts never repeat across rows).
+  const itemBase = replay ? 0 : firstRequestId;
   let dispatched = 0;
   let nextId = firstRequestId;
   const allocateId = (): number => nextId++;
@@ -73,70 +78,96 @@ export async function runStageRealtime(
   let inFlight = 0;
   const inFlightDone = new Set<Promise<void>>();
   let slotWaiter: (() => void) | undefined;
-  const stopped = (): boolean => opts.signal?.aborted === true || realClock.now() >= deadline;
+  const wake = (): void => {
+    const w = slotWaiter;
+    slotWaiter = undefined;
+    w?.();
+  };
+  const stopped = (): boolean => {
+    if (opts.signal?.aborted === true || realClock.now() >= deadline || dispatched >= limitCount) return true;
+    return !window.sending(realClock.now());
+  };
 
-  const launch = (itemIndex: number, scheduledAtMs: number, clientQueueMs = 0): Promise<void> => {
+  const launch = (scheduledAtMs: number, clientQueueMs = 0): Promise<void> => {
     const id = allocateId();
+    const itemIndex = itemBase + dispatched;
     dispatched++;
     inFlight++;
     opts.onDispatch?.();
-    const warmup = scheduledAtMs < warmupEnd && warmupSeconds > 0;
+    const measured = window.onSend(realClock.now());
+    const warmup = spec.window ? !measured : scheduledAtMs < warmupEnd && warmupSeconds > 0;
     const p = opts
       .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: take })
-      .then(take)
+      .then((record) => {
+        take(record);
+        window.onComplete(record.sentAtMs, record.endAtMs, record.status === 'ok', record.error ? `${record.error.code}: ${record.error.message}` : undefined);
+      })
       .finally(() => {
         inFlight--;
         inFlightDone.delete(p);
-        const w = slotWaiter;
-        slotWaiter = undefined;
-        w?.();
+        wake();
       });
     inFlightDone.add(p);
     return p;
   };
-  const waitForSlot = (cap: number): Promise<void> =>
-    inFlight < cap
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => (slotWaiter = resolve)).then(() => waitForSlot(cap));
+  // Waits until fewer than the cap (which a throughput row's search may raise) are in flight, or the row stops.
+  const waitForSlot = async (): Promise<void> => {
+    while (inFlight >= window.inFlightCap() && !stopped()) {
+      await new Promise<void>((resolve) => (slotWaiter = resolve));
+    }
+  };
+  // The window opens and closes on time even when nothing is sent or completes (a sender may be waiting for a slot).
+  let closeTimer: NodeJS.Timeout | undefined;
+  if (spec.window) {
+    const poll = (): void => {
+      if (stopped()) return wake();
+      closeTimer = setTimeout(poll, 50);
+    };
+    closeTimer = setTimeout(poll, 50);
+  }
 
   if (spec.kind === 'closed') {
     const worker = async (): Promise<void> => {
-      while (!stopped() && dispatched < limitCount) await launch(dispatched, realClock.now());
+      while (!stopped()) await launch(realClock.now());
     };
     await Promise.all(Array.from({ length: spec.concurrency }, worker));
   } else {
-    const cap = spec.maxConcurrency ?? Infinity;
     const arrivals =
       spec.kind !== 'open'
         ? { next: () => 0 }
         : replay
           ? traceArrivals(spec.workload)
           : createArrivalProcess({ kind: spec.arrival as ArrivalKindOf, rate: spec.rate, seed: opts.seed + index, ...burst(spec) });
-    while (dispatched < limitCount) {
+    while (!stopped()) {
       const target = startedAtMs + arrivals.next();
       if (target >= deadline) break;
       if (target > realClock.now() + 0.05) await sleepUntil(target, opts.signal);
       let queuedMs = 0;
-      if (cap !== Infinity && inFlight >= cap) {
+      if (inFlight >= window.inFlightCap()) {
         const waitStart = realClock.now();
-        await waitForSlot(cap);
+        await waitForSlot();
         queuedMs = realClock.now() - Math.max(waitStart, target);
       }
       if (stopped()) break;
-      void launch(dispatched, target, Math.max(0, queuedMs));
+      void launch(target, Math.max(0, queuedMs));
     }
   }
+  clearTimeout(closeTimer);
+  const sendingEndedAt = realClock.now();
+  window.close(sendingEndedAt);
 
   if (inFlightDone.size > 0) {
     const drain = Promise.all(inFlightDone);
-    // The drain only bounds rows with a time limit: a row of N requests (grid, --max-requests) waits for all.
-    const drainMs = deadline === Infinity ? Infinity : (opts.drainMs ?? Infinity);
+    // The drain bounds rows with a time limit only: a row of N requests (grid, --max-requests) waits for all.
+    const timeLimited = deadline !== Infinity || spec.window?.measureMs !== undefined;
+    const drainMs = timeLimited ? (opts.drainMs ?? Infinity) : Infinity;
     if (Number.isFinite(drainMs) && !opts.signal?.aborted) {
       let timer: NodeJS.Timeout | undefined;
+      // Counted from the row's time limit (the end of its window), not from the last send before it.
+      const limitAt = deadline !== Infinity ? deadline : sendingEndedAt;
       const timedOut = await Promise.race([
         drain.then(() => false),
-        // Counted from the row's time limit, not from the last send before it.
-        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), Math.max(0, deadline - realClock.now()) + drainMs))),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), Math.max(0, limitAt - realClock.now()) + drainMs))),
       ]);
       clearTimeout(timer);
       if (timedOut) opts.cancelInFlight?.(`still running ${drainMs / 1000} s after the row's time limit`);
@@ -145,6 +176,7 @@ export async function runStageRealtime(
     }
     await drain;
   }
+  const endedAtMs = realClock.now();
   return {
     spec,
     index,
@@ -152,7 +184,8 @@ export async function runStageRealtime(
     accumulator,
     requestCount: nextId - firstRequestId,
     startedAtMs,
-    endedAtMs: realClock.now(),
+    endedAtMs,
+    ...(spec.window ? { window: window.outcome(sendingEndedAt) } : {}),
     interrupted: opts.signal?.aborted === true,
   };
 }

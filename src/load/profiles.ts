@@ -1,6 +1,7 @@
 import type { StageSummary } from '../metrics/summary.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageLimits, StageSpec } from './types.js';
+import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, FAST_FAILURE_MS, FAST_FAILURE_STREAK, type WindowRules } from './window.js';
 
 export const PROFILE_NAMES = ['synchronous', 'concurrent', 'throughput', 'constant', 'poisson', 'sweep', 'grid', 'replay'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -24,6 +25,39 @@ export interface ProfileConfig {
     outputLens: number[];
     numPrompts: number;
     workloadFor: (inputTokens: number, outputTokens: number) => Workload;
+    /** How each cell's latency columns are measured (the throughput columns always come from the burst). */
+    latencyLoad?: GridLatencyLoad;
+  };
+}
+
+/** Grid latency pass: one request at a time (what seed 004's latency columns assume) or an open-loop rate. */
+export type GridLatencyLoad = { kind: 'synchronous'; requests: number } | { kind: 'rate'; rate: number; requests: number };
+export const DEFAULT_GRID_LATENCY_REQUESTS = 10;
+
+/** Throughput rows search their in-flight cap from here (window.ts). */
+export const ADAPTIVE_CAP = { start: 16, growth: 4, minGain: 0.15 } as const;
+
+/**
+ * The steady-window rules of a row (window.ts), or undefined for a batch row measured whole (a burst of
+ * --max-requests, a grid cell; trace replays get none either).
+ */
+export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opts: { cap?: number } = {}): WindowRules | undefined {
+  if (kind === 'burst' && limits.maxSeconds === undefined) return undefined;
+  const measureMs = limits.maxSeconds !== undefined ? limits.maxSeconds * 1000 : undefined;
+  return {
+    ...(measureMs !== undefined ? { measureMs } : {}),
+    ...(limits.maxRequests !== undefined ? { measureRequests: limits.maxRequests } : {}),
+    warmupMs: (limits.warmupSeconds ?? 0) * 1000,
+    rampHops: kind === 'closed' ? 1 : 2,
+    minSamples: DEFAULT_MIN_SAMPLES,
+    extendFactor: DEFAULT_EXTEND_FACTOR,
+    // Room for a slow first completion; throughput rows also search their cap in the ramp.
+    rampLimitMs: kind === 'burst' ? 120_000 : Math.max(30_000, 3 * (measureMs ?? 0)),
+    ...(kind === 'burst' && opts.cap === undefined
+      ? { adaptiveCap: { ...ADAPTIVE_CAP, max: DEFAULT_THROUGHPUT_CONCURRENCY } }
+      : {}),
+    fastFailureStreak: FAST_FAILURE_STREAK,
+    fastFailureMs: FAST_FAILURE_MS,
   };
 }
 
@@ -37,29 +71,41 @@ export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
 export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): StageSpec | undefined {
   const { limits, workload } = cfg;
   const i = done.length;
-  const throughput = (): StageSpec => ({
-    kind: 'burst',
-    label: 'throughput',
-    limits,
-    workload,
-    maxConcurrency: cfg.maxConcurrency ?? (limits.maxRequests === undefined ? DEFAULT_THROUGHPUT_CONCURRENCY : undefined),
-  });
-  const open = (rate: number, arrival: ArrivalKind): StageSpec => ({
-    kind: 'open',
-    label: `asynchronous@${rate.toFixed(2)} req/sec`,
-    limits,
-    workload,
-    rate,
-    arrival,
-    ...(cfg.burstiness !== undefined ? { burstiness: cfg.burstiness } : {}),
-    ...(cfg.maxConcurrency !== undefined ? { maxConcurrency: cfg.maxConcurrency } : {}),
-  });
+  const throughput = (): StageSpec => {
+    const window = windowRulesFor('burst', limits, cfg.maxConcurrency !== undefined ? { cap: cfg.maxConcurrency } : {});
+    return {
+      kind: 'burst',
+      label: 'throughput',
+      limits,
+      workload,
+      ...(window ? { window } : {}),
+      maxConcurrency: cfg.maxConcurrency ?? (limits.maxRequests === undefined ? DEFAULT_THROUGHPUT_CONCURRENCY : undefined),
+    };
+  };
+  const closed = (label: string, concurrency: number, stageLimits = limits): StageSpec => {
+    const window = windowRulesFor('closed', stageLimits);
+    return { kind: 'closed', label, concurrency, limits: stageLimits, workload, ...(window ? { window } : {}) };
+  };
+  const open = (rate: number, arrival: ArrivalKind): StageSpec => {
+    const window = windowRulesFor('open', limits);
+    return {
+      kind: 'open',
+      label: `asynchronous@${rate.toFixed(2)} req/sec`,
+      limits,
+      workload,
+      ...(window ? { window } : {}),
+      rate,
+      arrival,
+      ...(cfg.burstiness !== undefined ? { burstiness: cfg.burstiness } : {}),
+      ...(cfg.maxConcurrency !== undefined ? { maxConcurrency: cfg.maxConcurrency } : {}),
+    };
+  };
   switch (cfg.profile) {
     case 'synchronous':
-      return i === 0 ? { kind: 'closed', label: 'synchronous', concurrency: 1, limits, workload } : undefined;
+      return i === 0 ? closed('synchronous', 1) : undefined;
     case 'concurrent': {
       const n = cfg.concurrencies?.[i];
-      return n === undefined ? undefined : { kind: 'closed', label: `concurrent@${n}`, concurrency: n, limits, workload };
+      return n === undefined ? undefined : closed(`concurrent@${n}`, n);
     }
     case 'throughput':
       return i === 0 ? throughput() : undefined;
@@ -69,7 +115,7 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
       return rate === undefined ? undefined : open(rate, cfg.profile);
     }
     case 'sweep': {
-      if (i === 0) return { kind: 'closed', label: 'synchronous', concurrency: 1, limits, workload };
+      if (i === 0) return closed('synchronous', 1);
       if (i === 1) return throughput();
       const rates = sweepRates(done, cfg.sweepRates ?? 9);
       const rate = rates[i - 2];
@@ -91,18 +137,32 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
       };
     }
     case 'grid': {
+      // Two stages per cell: the burst (throughput columns), then a low-load pass (latency columns).
       const g = cfg.grid;
       if (!g) return undefined;
-      const input = g.inputLens[Math.floor(i / g.outputLens.length)];
-      const output = g.outputLens[i % g.outputLens.length];
+      const cell = Math.floor(i / 2);
+      const input = g.inputLens[Math.floor(cell / g.outputLens.length)];
+      const output = g.outputLens[cell % g.outputLens.length];
       if (input === undefined || output === undefined) return undefined;
-      return {
-        kind: 'burst',
-        label: `${input}/${output}`,
-        limits: { ...limits, maxRequests: g.numPrompts },
-        workload: g.workloadFor(input, output),
-        ...(cfg.maxConcurrency !== undefined ? { maxConcurrency: cfg.maxConcurrency } : {}),
-      };
+      const label = `${input}/${output}`;
+      const cellWorkload = g.workloadFor(input, output);
+      if (i % 2 === 0) {
+        return {
+          kind: 'burst',
+          label,
+          limits: { maxRequests: g.numPrompts },
+          workload: cellWorkload,
+          grid: { input, output, role: 'throughput' },
+          ...(cfg.maxConcurrency !== undefined ? { maxConcurrency: cfg.maxConcurrency } : {}),
+        };
+      }
+      const load = g.latencyLoad ?? { kind: 'synchronous', requests: DEFAULT_GRID_LATENCY_REQUESTS };
+      const passLimits: StageLimits = { maxRequests: load.requests };
+      const window = windowRulesFor(load.kind === 'rate' ? 'open' : 'closed', passLimits);
+      const base = { label: `${label} latency`, limits: passLimits, workload: cellWorkload, grid: { input, output, role: 'latency' as const }, ...(window ? { window } : {}) };
+      return load.kind === 'rate'
+        ? { ...base, kind: 'open', rate: load.rate, arrival: 'constant' }
+        : { ...base, kind: 'closed', concurrency: 1 };
     }
   }
 }
@@ -132,6 +192,6 @@ export function plannedStageCount(cfg: ProfileConfig): number {
     case 'sweep':
       return 2 + (cfg.sweepRates ?? 9);
     case 'grid':
-      return (cfg.grid?.inputLens.length ?? 0) * (cfg.grid?.outputLens.length ?? 0);
+      return 2 * (cfg.grid?.inputLens.length ?? 0) * (cfg.grid?.outputLens.length ?? 0);
   }
 }

@@ -1,6 +1,7 @@
 import type { StageAccumulator } from '../metrics/accumulator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Workload } from '../workload/types.js';
+import type { WindowOutcome, WindowRules } from './window.js';
 
 /** `trace`: each item carries its own arrival offset (replay). */
 export type ArrivalKind = 'constant' | 'poisson' | 'gamma' | 'trace';
@@ -18,6 +19,10 @@ interface StageBase {
   label: string;
   limits: StageLimits;
   workload: Workload;
+  /** Steady-window rules (window.ts); absent for batch rows, which are measured whole. */
+  window?: WindowRules;
+  /** Grid rows: the cell and which columns this stage supplies (throughput burst or low-load latency pass). */
+  grid?: { input: number; output: number; role: 'throughput' | 'latency' };
 }
 
 /** Closed loop: N streams, each sends its next request when the previous one ends (synchronous = 1). */
@@ -60,11 +65,18 @@ export interface StageResult {
   requestCount?: number;
   startedAtMs: number;
   endedAtMs: number;
+  /** The steady window the figures cover (absent: first send → last completion). */
+  window?: WindowOutcome;
   /** True if the run was interrupted during this stage. */
   interrupted: boolean;
 }
 
 /** Runs one stage against some target: real HTTP, or the simulator in virtual time. */
 export interface StageRunner {
+  /**
+   * `firstRequestId` numbers the stage's requests and is also where in the workload the stage starts (request
+   * ids are run-wide), so no row of a run — nor a resumed part — resends a prompt an earlier row sent.
+   * Trace replays are the exception: their items are the trace, in order.
+   */
   runStage(spec: StageSpec, index: number, firstRequestId: number): Promise<StageResult>;
 }

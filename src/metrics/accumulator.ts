@@ -1,9 +1,10 @@
 import { DDSketch } from '@datadog/sketches-js';
+import { meetsRequestSlo } from './derive.js';
 import type { RequestRecord } from './record.js';
 import { computeStats, type Stats } from './stats.js';
 
 /** A growable column of doubles: 8 bytes per value instead of a record object per request. */
-class Column {
+export class Column {
   private data = new Float64Array(256);
   length = 0;
   push(v: number): void {
@@ -68,6 +69,8 @@ export class StageAccumulator {
   errors = 0;
   incomplete = 0;
   warmup = 0;
+  /** Measured requests sent again on a fresh connection (the server had closed the reused one unread). */
+  retried = 0;
   firstSentMs = Infinity;
   lastEndMs = -Infinity;
   firstOkEndMs = Infinity;
@@ -89,17 +92,42 @@ export class StageAccumulator {
 
   constructor(private readonly slo?: { ttftMs?: number; itlMs?: number; e2eMs?: number }) {}
 
+  /**
+   * Every request's timeline, ramp-up included (a ramp request that finishes inside the window is a completion
+   * of the window): status (0 ok, 1 failed, 2 cut), sent, end, first and last token, output tokens.
+   */
+  readonly timeline = {
+    status: new Column(),
+    sent: new Column(),
+    end: new Column(),
+    firstToken: new Column(),
+    lastToken: new Column(),
+    outputTokens: new Column(),
+    promptTokens: new Column(),
+  };
+
   add(r: RequestRecord): void {
+    const t = this.timeline;
+    t.status.push(r.status === 'ok' ? 0 : r.status === 'error' ? 1 : 2);
+    t.sent.push(r.sentAtMs);
+    t.end.push(r.endAtMs);
+    t.firstToken.push(r.firstTokenAtMs ?? NaN);
+    t.lastToken.push(r.lastTokenAtMs ?? NaN);
+    t.outputTokens.push(r.outputTokens);
+    t.promptTokens.push(r.promptTokens);
     if (r.warmup) {
       this.warmup++;
       return;
     }
     this.measured++;
+    if (r.retries) this.retried++;
     if (r.sentAtMs < this.firstSentMs) this.firstSentMs = r.sentAtMs;
     if (r.endAtMs > this.lastEndMs) this.lastEndMs = r.endAtMs;
     this.busyMs += Math.max(0, r.endAtMs - r.sentAtMs);
     this.col('dispatchLagMs').push(r.dispatchLagMs);
-    this.col('timerLagMs').push(r.dispatchLagMs - (r.clientQueueMs ?? 0));
+    // Opening a connection is the network's and the server's time, not the client falling behind its schedule.
+    this.col('timerLagMs').push(r.dispatchLagMs - (r.clientQueueMs ?? 0) - (r.connectWaitMs ?? 0));
+    this.col('connectWaitMs').push(r.connectWaitMs ?? 0);
     this.col('clientQueueMs').push(r.clientQueueMs ?? 0);
     if (r.status === 'incomplete') {
       this.incomplete++;
@@ -134,15 +162,7 @@ export class StageAccumulator {
       if (v !== undefined && Number.isFinite(v)) this.col(name).push(v);
     }
     for (const g of r.chunkGapsMs) this.gaps.add(g);
-    const slo = this.slo;
-    if (
-      slo &&
-      (slo.ttftMs === undefined || (r.ttftMs ?? Infinity) <= slo.ttftMs) &&
-      (slo.itlMs === undefined || (r.itlMs ?? 0) <= slo.itlMs) &&
-      (slo.e2eMs === undefined || (r.e2eMs ?? Infinity) <= slo.e2eMs)
-    ) {
-      this.good++;
-    }
+    if (this.slo && meetsRequestSlo(r, this.slo)) this.good++;
   }
 
   /** Exact statistics of a per-request metric (sorted copy), or the chunk-gap sketch. */

@@ -2,6 +2,7 @@ import type { StageResult } from '../load/types.js';
 import { StageAccumulator } from './accumulator.js';
 import type { ServerTelemetry } from './prometheus.js';
 import type { Stats } from './stats.js';
+import { windowFigures } from './window-figures.js';
 
 /** Service-level objectives: a request is "good" when it meets every one given (ms). */
 export interface Slo {
@@ -21,6 +22,7 @@ const METRIC_NAMES = [
   'dispatchLagMs',
   'timerLagMs',
   'clientQueueMs',
+  'connectWaitMs',
   'promptTokens',
   'outputTokens',
   'promptTokenMismatch',
@@ -39,9 +41,37 @@ export interface StageSummary {
   kind: 'closed' | 'open' | 'burst';
   concurrency?: number;
   targetRate?: number;
-  /** first send → last completion of measured requests, seconds. */
+  /**
+   * Length of the window the rates divide by, seconds: the steady window (window.ts) for windowed rows, first send →
+   * last completion of measured requests for batch rows.
+   */
   durationS: number;
-  requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number };
+  /** Grid rows: the cell, and whether this stage gives its throughput columns or its latency columns. */
+  grid?: { input: number; output: number; role: 'throughput' | 'latency' };
+  /** Which rule chose the window, and where it lay (seconds from the row's start). */
+  window?: {
+    rule: 'steady' | 'batch';
+    startS: number;
+    lengthS: number;
+    /** The window opened at the ramp limit, before the server had settled. */
+    unsettled?: boolean;
+    /** Throughput rows: the in-flight cap searched in the ramp, and each step's completion rate. */
+    capSearch?: { cap: number; steps: Array<{ cap: number; completionRate: number }> };
+    inFlightAtOpen?: number;
+    inFlightAtClose?: number;
+  };
+  /** Why the row stopped sending before its limit (a streak of fast failures). */
+  stoppedEarly?: string;
+  /** Why the row's figures may not describe a steady state (printed under the table). */
+  steadyWarnings?: string[];
+  /** Open loop: why the row was overloaded (it did not keep up with its target), when it was. */
+  overload?: string;
+  /** Before the row: how long the run waited for the server to be idle, and whether it was (run-command). */
+  idleWait?: { waitedS: number; idle: boolean; method: string };
+  /** The server reported cached prompt tokens although the workload shares no prefix on purpose. */
+  unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number };
+  /** retried: requests sent again on a fresh connection, not failures (absent = none). */
+  requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number };
   /** Failed requests by error code; HTTP errors as `E_HTTP_STATUS:<status>`. */
   errorsByCode: Record<string, number>;
   /** errors / (ok + errors): requests cut by the run's end or a stop are counted apart, as incomplete. */
@@ -52,14 +82,14 @@ export interface StageSummary {
   outputTokenThroughput: number;
   promptTokenThroughput: number;
   totalTokenThroughput: number;
-  /** Measured requests sent per second over the window (open loop: compare with targetRate). */
+  /** Requests sent per second inside the window (open loop: compare with targetRate). Never the throughput's division. */
   sendRate: number;
-  /**
-   * Steady-state completion rate: (n − 1) / (last completion − first completion). Unlike
-   * requestThroughput it is not lowered by the tail of a short row, so it decides belowTarget.
-   */
+  /** Completions of any outcome (ok or failed) per second inside the window: compare with sendRate. */
   completionRate?: number;
-  /** Open loop only: completionRate fell below 90% of the target rate (the server could not keep up). */
+  /**
+   * Open loop only: the row did not keep up — it sent under 95% of its target rate, or completions fell under 90%
+   * of sends, or the requests in flight grew through the window (see `overload`).
+   */
   belowTarget: boolean;
   /** Time-weighted mean of requests in flight. */
   meanConcurrency: number;
@@ -75,6 +105,9 @@ export interface StageSummary {
   interrupted: boolean;
 }
 
+/** Percentiles from fewer samples than this are marked in tables. */
+export const MIN_PERCENTILE_SAMPLES = 20;
+
 export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
   const { spec } = result;
   let acc = result.accumulator;
@@ -82,48 +115,117 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
     acc = new StageAccumulator(slo);
     for (const r of result.records) acc.add(r);
   }
-  const durationS = acc.measured > 0 ? Math.max(1e-9, (acc.lastEndMs - acc.firstSentMs) / 1000) : 0;
-  const rate = (n: number): number => (durationS > 0 ? n / durationS : 0);
   const metrics: StageSummary['metrics'] = {};
   for (const name of METRIC_NAMES) {
     const st = acc.stats(name);
     if (st) metrics[name] = st;
   }
-  const completionRate =
-    acc.ok >= 2 && acc.lastOkEndMs > acc.firstOkEndMs ? ((acc.ok - 1) * 1000) / (acc.lastOkEndMs - acc.firstOkEndMs) : 0;
+  const w = result.window;
+  const steady = w !== undefined && w.openAtMs !== null && w.closeAtMs !== null;
+  const from = steady ? (w.openAtMs as number) : acc.firstSentMs;
+  const to = steady ? (w.closeAtMs as number) : acc.lastEndMs;
+  const fig = acc.measured > 0 || steady ? windowFigures(acc, from, to) : undefined;
+  // Batch rows keep their whole-row figures: every measured request, first send → last completion.
+  const durationS = fig ? fig.lengthS : 0;
+  const rate = (n: number): number => (durationS > 0 ? n / durationS : 0);
+  const okDone = steady ? (fig?.okCompletions ?? 0) : acc.ok;
+  const outTokens = steady ? (fig?.outputTokens ?? 0) : acc.outputTokens;
+  const promptTokens = steady ? (fig?.promptTokens ?? 0) : acc.promptTokens;
 
   const summary: StageSummary = {
     index: result.index,
     label: spec.label,
     kind: spec.kind,
     durationS,
-    requests: { total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup },
+    requests: { total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup, ...(acc.retried > 0 ? { retried: acc.retried } : {}) },
     errorsByCode: acc.errorsByCode,
     failureShare: acc.ok + acc.errors > 0 ? acc.errors / (acc.ok + acc.errors) : 0,
-    requestThroughput: rate(acc.ok),
-    outputTokenThroughput: rate(acc.outputTokens),
-    promptTokenThroughput: rate(acc.promptTokens),
-    totalTokenThroughput: rate(acc.outputTokens + acc.promptTokens),
-    sendRate: rate(acc.measured),
-    completionRate,
+    requestThroughput: rate(okDone),
+    outputTokenThroughput: rate(outTokens),
+    promptTokenThroughput: rate(promptTokens),
+    totalTokenThroughput: rate(outTokens + promptTokens),
+    sendRate: rate(steady ? (fig?.sends ?? 0) : acc.measured),
+    completionRate: rate(steady ? (fig?.completions ?? 0) : acc.ok + acc.errors),
     belowTarget: false,
-    meanConcurrency: durationS > 0 ? acc.busyMs / (durationS * 1000) : 0,
+    meanConcurrency: fig?.meanConcurrency ?? 0,
     metrics,
     outputLengthMismatches: acc.outputLengthMismatches,
     promptLengthMismatches: acc.promptLengthMismatches,
     tokenCountSources: acc.tokenCountSources,
     interrupted: result.interrupted,
   };
+  if (spec.grid) summary.grid = spec.grid;
+  if (fig) {
+    summary.window = {
+      rule: steady ? 'steady' : 'batch',
+      startS: (from - result.startedAtMs) / 1000,
+      lengthS: fig.lengthS,
+      ...(steady ? { inFlightAtOpen: fig.inFlightAtOpen, inFlightAtClose: fig.inFlightAtClose } : {}),
+      ...(w?.unsettled ? { unsettled: true } : {}),
+      ...(w?.capSearch ? { capSearch: w.capSearch } : {}),
+    };
+  }
+  if (w?.stoppedEarly) summary.stoppedEarly = w.stoppedEarly;
   const firstError = acc.firstError ?? acc.firstIncomplete;
   if (firstError) summary.firstError = firstError;
   if (spec.kind === 'closed') summary.concurrency = spec.concurrency;
   if (spec.kind === 'open') {
     summary.targetRate = spec.rate;
     // A replayed trace has no rate to keep up with, only its own timestamps.
-    summary.belowTarget = spec.arrival !== 'trace' && acc.ok >= 3 && completionRate < 0.9 * spec.rate;
+    const overload = spec.arrival !== 'trace' && fig && steady ? overloadReason(summary, spec.rate, fig) : undefined;
+    if (overload) {
+      summary.overload = overload;
+      summary.belowTarget = true;
+    }
   }
+  const cached = metrics.cachedTokens;
+  const prompt = metrics.promptTokens?.mean ?? 0;
+  if (cached && cached.count > 0 && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > 0.05 * prompt * acc.ok) {
+    summary.unintendedCache = { requests: cached.count, meanCachedTokens: cached.mean, shareOfPromptTokens: (cached.mean * cached.count) / (prompt * acc.ok) };
+  }
+  const warnings = steady && fig ? steadyWarnings(summary, w?.unsettled === true) : [];
+  if (warnings.length > 0) summary.steadyWarnings = warnings;
   if (slo && (slo.ttftMs !== undefined || slo.itlMs !== undefined || slo.e2eMs !== undefined)) {
-    summary.goodput = { slo, good: acc.good, requestsPerS: rate(acc.good) };
+    // Goodput: the request throughput times the share of measured successes that met every SLO.
+    const share = acc.ok > 0 ? acc.good / acc.ok : 0;
+    summary.goodput = { slo, good: acc.good, requestsPerS: summary.requestThroughput * share };
   }
   return summary;
+}
+
+/**
+ * Keeping up, for an open-loop row: it sent at its target rate, completions kept pace with sends, and the
+ * requests in flight did not pile up through the window. The first broken condition is the reason.
+ */
+function overloadReason(s: StageSummary, target: number, fig: ReturnType<typeof windowFigures>): string | undefined {
+  const f = (n: number): string => n.toFixed(2);
+  if (fig.sends < 3) return undefined;
+  // Counts in a window are whole numbers: allow one request (and Poisson-size noise in flight) before calling it.
+  const completions = s.completionRate ?? 0;
+  if (completions * fig.lengthS < 0.9 * fig.sends - 1) {
+    return `completed ${f(completions)} req/s of ${f(s.sendRate)} sent; in flight ${fig.inFlightAtOpen} → ${fig.inFlightAtClose}`;
+  }
+  const growth = fig.inFlightAtClose - fig.inFlightAtOpen;
+  if (growth > Math.max(4, 3 * Math.sqrt(fig.meanConcurrency), 0.1 * fig.sends)) {
+    return `requests in flight grew ${fig.inFlightAtOpen} → ${fig.inFlightAtClose} over the ${f(fig.lengthS)}-s window`;
+  }
+  if (fig.sends < 0.95 * target * fig.lengthS - 1) {
+    const queued = (s.metrics.clientQueueMs?.p99 ?? 0) > 0 ? ' (requests waited for a --max-concurrency slot)' : ' (the client fell behind its schedule)';
+    return `sent ${f(s.sendRate)} of ${f(target)} req/s${queued}`;
+  }
+  return undefined;
+}
+
+/** Reasons a windowed row's figures may not describe the steady state its label promises. */
+function steadyWarnings(s: StageSummary, unsettled: boolean): string[] {
+  const out: string[] = [];
+  if (unsettled) out.push('no request had completed when the ramp limit was reached: the window opened before the server settled');
+  const e2e = s.metrics.e2eMs?.median;
+  if (e2e !== undefined && s.durationS > 0 && e2e / 1000 > s.durationS) {
+    out.push(`requests took ${(e2e / 1000).toFixed(1)} s (median), longer than the ${s.durationS.toFixed(1)}-s window: their latencies include the drain after sending stopped; raise --max-seconds to ${Math.ceil((2 * e2e) / 1000)} or more`);
+  }
+  if (s.requests.ok > 0 && s.requests.ok < MIN_PERCENTILE_SAMPLES) {
+    out.push(`${s.requests.ok} successful requests: percentiles rest on fewer than ${MIN_PERCENTILE_SAMPLES} samples`);
+  }
+  return out;
 }

@@ -1,4 +1,6 @@
-import type { StageSummary } from '../metrics/summary.js';
+import { shortError } from '../core/short-error.js';
+import type { Stats } from '../metrics/stats.js';
+import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js';
 import type { Table } from './table.js';
 
 /** What the header line above a table names. */
@@ -18,7 +20,8 @@ export interface TableContext {
   label?: string;
 }
 
-const f2 = (n: number): string => n.toFixed(2);
+/** Two decimals and the unit; an absent or unmeasured figure (undefined, NaN) is "—", never "NaN" or a made-up 0.00. */
+const f2 = (n: number | undefined, unit = ''): string => (n === undefined || !Number.isFinite(n) ? '—' : `${n.toFixed(2)}${unit}`);
 
 /** Sort key: synchronous first, then by target rate / concurrency, throughput last (design.md §2). */
 export function sweepOrder(s: StageSummary): number {
@@ -37,30 +40,52 @@ function failureCell(s: StageSummary): string {
   return s.requests.incomplete > 0 ? `${failed}; ${s.requests.incomplete} cut` : failed;
 }
 
-/** What a row with no successful request shows in place of figures: why, never a 0.00. */
-function noneFinished(s: StageSummary): string {
+/** Why a row has no figures: said under the table, never in a numeric column. */
+export function noneFinished(s: StageSummary): string {
+  if (s.requests.total === 0) return 'sent no measured request';
   if (s.requests.errors === 0 && s.requests.incomplete > 0) {
-    return `none finished: ${s.requests.incomplete} cut (${s.firstError ?? 'stopped'}; raise --max-seconds or --drain)`;
+    return `none finished: ${s.requests.incomplete} cut (${s.firstError ? shortError(s.firstError) : 'stopped'}; raise --max-seconds or --drain)`;
   }
-  return `all failed: ${s.firstError ?? 'no request completed'}`;
+  return `all failed: ${s.firstError ? shortError(s.firstError) : 'no request completed'}`;
 }
 
-/** Seed 003 layout, plus p99 columns and the failure share (never a silent 0.00). */
+/** Marks after a row's label; each is explained under the table (rowMarkLegend). */
+export function rowMarks(s: StageSummary): string {
+  let m = '';
+  if (s.belowTarget) m += '*';
+  if (s.unintendedCache) m += '‡';
+  if (s.idleWait && !s.idleWait.idle) m += '§';
+  if (s.steadyWarnings?.some((w) => !w.includes('fewer than'))) m += '~';
+  return m ? `${s.label} ${m}` : s.label;
+}
+
+/** A percentile cell: "—" when unmeasured, a † when it rests on fewer than MIN_PERCENTILE_SAMPLES values. */
+function pct(st: Stats | undefined, unit: string): string {
+  if (!st) return '—';
+  const cell = f2(st.p99, unit);
+  return st.count < MIN_PERCENTILE_SAMPLES && cell !== '—' ? `${cell} †` : cell;
+}
+
+/** "ok/sent" of the measured requests (the ramp-up is counted apart, in summary.json). */
+const samples = (s: StageSummary): string => `${s.requests.ok}/${s.requests.total}`;
+
+/** Seed 003 layout, plus p99 columns, sample counts and the failure share (never a silent 0.00). */
 export function sweepTable(stages: readonly StageSummary[]): Table {
   const ordered = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
   const rows = ordered.map((s) => {
     const m = s.metrics;
-    const label = s.belowTarget ? `${s.label} *` : s.label;
-    if (s.requests.ok === 0) return [label, noneFinished(s), '—', '—', '—', '—', '—', '—', failureCell(s)];
+    const label = rowMarks(s);
+    if (s.requests.ok === 0) return [label, '—', '—', '—', '—', '—', '—', '—', samples(s), failureCell(s)];
     return [
       label,
-      `${f2(s.requestThroughput)} req/sec`,
-      `${f2((m.e2eMs?.mean ?? NaN) / 1000)} sec`,
-      `${f2(m.ttftMs?.mean ?? NaN)} ms`,
-      `${f2(m.itlMs?.mean ?? NaN)} ms`,
-      `${f2(s.outputTokenThroughput)} tokens/sec`,
-      `${f2(m.ttftMs?.p99 ?? NaN)} ms`,
-      `${f2(m.itlMs?.p99 ?? NaN)} ms`,
+      f2(s.requestThroughput, ' req/sec'),
+      f2(m.e2eMs ? m.e2eMs.mean / 1000 : undefined, ' sec'),
+      f2(m.ttftMs?.mean, ' ms'),
+      f2(m.itlMs?.mean, ' ms'),
+      f2(s.outputTokenThroughput, ' tokens/sec'),
+      pct(m.ttftMs, ' ms'),
+      pct(m.itlMs, ' ms'),
+      samples(s),
       failureCell(s),
     ];
   });
@@ -74,26 +99,60 @@ export function sweepTable(stages: readonly StageSummary[]): Table {
       'Output Token Throughput',
       'TTFT p99',
       'ITL p99',
+      'Requests ok/sent',
       'Failed',
     ],
     rows,
   }, ordered);
 }
 
-/** Seeds 000–002/004 layout: one row per input × output cell. */
+/** A grid cell: its throughput burst and its low-load latency pass (older runs have the burst only). */
+export interface GridCell {
+  input: number;
+  output: number;
+  throughput?: StageSummary;
+  latency?: StageSummary;
+}
+
+/** Pairs a grid run's stages into cells, in run order. */
+export function gridCells(stages: readonly StageSummary[]): GridCell[] {
+  const cells = new Map<string, GridCell>();
+  for (const s of stages) {
+    const [inText = '', outText = ''] = s.label.replace(/ latency$/, '').split('/');
+    const input = s.grid?.input ?? Number(inText);
+    const output = s.grid?.output ?? Number(outText);
+    const key = `${input}/${output}`;
+    const cell = cells.get(key) ?? { input, output };
+    if ((s.grid?.role ?? 'throughput') === 'latency') cell.latency = s;
+    else cell.throughput = s;
+    cells.set(key, cell);
+  }
+  return [...cells.values()];
+}
+
+/**
+ * Seeds 000–002/004 layout: one row per input × output cell. Throughput columns come from the cell's burst,
+ * latency columns (per token, per output token, TTFT, ITL) from its low-load pass, as the seeds measured them.
+ */
 export function gridTable(stages: readonly StageSummary[]): Table {
-  const rows = stages.map((s) => {
-    const [input = '', output = ''] = s.label.split('/');
-    const m = s.metrics;
-    if (s.requests.ok === 0) return [input, output, noneFinished(s), '—', '—', '—', failureCell(s)];
+  const cells = gridCells(stages);
+  const rows = cells.map((c) => {
+    const t = c.throughput;
+    const l = c.latency ?? c.throughput;
+    const lm = l && l.requests.ok > 0 ? l.metrics : undefined;
+    const tOk = t !== undefined && t.requests.ok > 0;
+    const failed = [t, c.latency].filter((s): s is StageSummary => s !== undefined).map(failureCell);
     return [
-      input,
-      output,
-      f2(s.requestThroughput),
-      f2(s.outputTokenThroughput),
-      f2(m.latencyPerTokenMs?.mean ?? NaN),
-      f2(m.latencyPerOutputTokenMs?.mean ?? NaN),
-      failureCell(s),
+      String(c.input),
+      String(c.output),
+      tOk ? f2(t.requestThroughput) : '—',
+      tOk ? f2(t.outputTokenThroughput) : '—',
+      f2(lm?.latencyPerTokenMs?.mean),
+      f2(lm?.latencyPerOutputTokenMs?.mean),
+      f2(lm?.ttftMs?.mean),
+      f2(lm?.itlMs?.mean),
+      [t, c.latency].map((s) => (s ? samples(s) : '—')).join(' · '),
+      failed.every((f) => f === '0') ? '0' : failed.join(' · '),
     ];
   });
   return withServerColumn({
@@ -104,10 +163,13 @@ export function gridTable(stages: readonly StageSummary[]): Table {
       'Throughput (output token/s)',
       'Average latency per token (ms)',
       'Average latency per output token (ms)',
+      'Time to First Token (ms)',
+      'Inter Token Latency (ms)',
+      'Requests ok/sent (burst · latency)',
       'Failed',
     ],
     rows,
-  }, stages);
+  }, cells.map((c) => (c.throughput ?? c.latency) as StageSummary));
 }
 
 /** When the server exposed /metrics: its own peak running / waiting requests and KV-cache use per row. */

@@ -2,6 +2,7 @@ import type { ClientHealth } from '../metrics/health.js';
 import type { StageSummary } from '../metrics/summary.js';
 import { gridHeader, gridTable, sweepHeader, sweepTable, type TableContext } from './layouts.js';
 import { findingLines } from './findings.js';
+import { rowNoteLines } from './row-notes.js';
 import { renderCsv, renderMarkdown } from './table.js';
 
 /** summary.json: everything needed to re-render a run's tables without its requests. */
@@ -36,7 +37,7 @@ export function renderMarkdownReport(doc: RunSummaryDoc): string {
   const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages);
   // A prediction's token counts are the simulator's own: comparing them with themselves says nothing.
   const foot: string[] = doc.context.predicted ? [] : findingLines(doc.stages);
-  if (doc.stages.some((s) => s.belowTarget)) foot.push('\\* completed under 90% of the target rate: the server could not keep up.');
+  foot.push(...rowNoteLines(doc.stages));
   if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
   return `${header}\n\n${renderMarkdown(table)}\n${foot.length ? `\n${foot.map((l) => `- ${l}`).join('\n')}\n` : ''}`;
 }

@@ -1,5 +1,6 @@
 import { configError } from '../core/errors.js';
 import { createArrivalProcess } from '../load/arrivals.js';
+import { SteadyWindow } from '../load/window.js';
 import type { StageResult, StageRunner, StageSpec } from '../load/types.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { type ResolvedSimEngine, type SimEngineDescription, type SimEngineOptions, resolveSimEngine } from './create.js';
@@ -51,19 +52,24 @@ export function runVirtualStage(
   resolved: ResolvedSimEngine, spec: StageSpec, index: number, firstRequestId: number, startMs: number, seed: number,
 ): { result: StageResult; stats: SimEngineStats } {
   const { limits } = spec;
-  const maxRequests = limits.maxRequests ?? Infinity;
-  if (maxRequests === Infinity && limits.maxSeconds === undefined) {
+  const replay = spec.kind === 'open' && spec.arrival === 'trace';
+  const maxRequests = spec.window ? Infinity : (limits.maxRequests ?? Infinity);
+  if (!spec.window && maxRequests === Infinity && limits.maxSeconds === undefined) {
     throw configError(`stage ${spec.label}: needs maxRequests or maxSeconds`);
   }
-  if (spec.kind === 'burst' && maxRequests === Infinity && spec.maxConcurrency === undefined) {
+  if (spec.kind === 'burst' && !spec.window && maxRequests === Infinity && spec.maxConcurrency === undefined) {
     throw configError(`stage ${spec.label}: a time-limited burst needs a concurrency cap`);
   }
   const driver = new VirtualDriver(startMs);
-  const engine = new Engine({ ...resolved.config, seed }, driver);
+  // `admit`: requests the engine's HTTP front would refuse fail here with its status and message.
+  const engine = new Engine({ ...resolved.config, seed, admit: resolved.admit }, driver);
   const t0 = startMs;
-  const deadline = limits.maxSeconds !== undefined ? t0 + limits.maxSeconds * 1000 : Infinity;
+  const deadline = !spec.window && limits.maxSeconds !== undefined ? t0 + limits.maxSeconds * 1000 : Infinity;
   const warmupEnd = t0 + (limits.warmupSeconds ?? 0) * 1000;
-  const cap = spec.kind === 'closed' ? spec.concurrency : (spec.maxConcurrency ?? Infinity);
+  const window = new SteadyWindow(spec.window, t0, spec.kind === 'closed' ? spec.concurrency : (spec.maxConcurrency ?? Infinity));
+  const cap = (): number => window.inFlightCap();
+  // Run-wide ids pick the workload items, as in real runs (trace replays walk the trace in order).
+  const itemBase = replay ? 0 : firstRequestId;
   const records: RequestRecord[] = [];
   const queue: Pending[] = [];
   const live = new Map<number, { cancel(): void }>();
@@ -72,16 +78,22 @@ export function runVirtualStage(
   let arrivalsDone = false;
   let stopped = false;
   let endedAt = t0;
+  let sendingEndedAt: number | undefined;
 
-  const canSend = (): boolean => !stopped && sent < maxRequests && driver.now() < deadline;
+  const canSend = (): boolean => {
+    const ok = !stopped && sent < maxRequests && driver.now() < deadline && window.sending(driver.now());
+    if (!ok && sendingEndedAt === undefined) sendingEndedAt = driver.now();
+    return ok;
+  };
 
   const send = (scheduledAtMs: number): void => {
     const k = sent++;
     const id = firstRequestId + k;
-    const item = spec.workload.item(k);
+    const item = spec.workload.item(itemBase + k);
     const sentAtMs = driver.now();
+    const measured = window.onSend(sentAtMs);
     const rec: RequestRecord = {
-      id, stage: index, warmup: sentAtMs < warmupEnd, status: 'ok', scheduledAtMs, sentAtMs,
+      id, stage: index, warmup: spec.window ? !measured : sentAtMs < warmupEnd, status: 'ok', scheduledAtMs, sentAtMs,
       dispatchLagMs: sentAtMs - scheduledAtMs, clientQueueMs: sentAtMs - scheduledAtMs, endAtMs: sentAtMs, chunkGapsMs: [], chunks: 0,
       requestedPromptTokens: item.promptTokens, requestedOutputTokens: item.outputTokens,
       promptTokens: item.promptTokens, outputTokens: 0, tokenCountSource: 'server-usage',
@@ -101,6 +113,7 @@ export function runVirtualStage(
       }
       if (at > endedAt) endedAt = at;
       records.push(rec);
+      window.onComplete(sentAtMs, at, rec.status === 'ok', rec.error ? `${rec.error.code}: ${rec.error.message}` : undefined);
       next();
     };
     try {
@@ -137,8 +150,11 @@ export function runVirtualStage(
     } catch (err) {
       if (!(err instanceof SimRejectedError)) throw err;
       rec.status = 'error';
-      rec.error = { code: 'E_HTTP_STATUS', message: err.message, httpStatus: 400 };
-      done(sentAtMs);
+      rec.error = { code: 'E_HTTP_STATUS', message: `HTTP ${err.status}: ${err.message}`, httpStatus: err.status };
+      // The front answers after reading and tokenizing the request; later, not re-entrantly, so a closed
+      // loop of refused requests neither recurses nor stands still in virtual time.
+      const { ingestMs, timeScale } = resolved.config;
+      driver.schedule(sentAtMs + ingestMs * timeScale, () => done(driver.now()));
     }
   };
 
@@ -149,11 +165,11 @@ export function runVirtualStage(
       return;
     }
     if (spec.kind === 'burst' && maxRequests === Infinity) {
-      // Everything is scheduled at t0; the cap decides when each goes, until the deadline.
-      while (inFlight < cap && canSend()) send(t0);
+      // Everything is scheduled at t0; the cap decides when each goes, until the window closes.
+      while (inFlight < cap() && canSend()) send(t0);
       return;
     }
-    while (queue.length > 0 && inFlight < cap && canSend()) send((queue.shift() as Pending).scheduledAtMs);
+    while (queue.length > 0 && inFlight < cap() && canSend()) send((queue.shift() as Pending).scheduledAtMs);
   }
 
   if (spec.kind === 'closed') {
@@ -176,18 +192,31 @@ export function runVirtualStage(
         return;
       }
       const at = t0 + arrivals.next();
-      if (at >= deadline) {
+      if (at >= deadline || window.closed) {
         arrivalsDone = true;
         return;
       }
       planned++;
       driver.schedule(at, () => {
+        if (!canSend()) {
+          arrivalsDone = true;
+          queue.length = 0;
+          return;
+        }
         queue.push({ scheduledAtMs: at });
         next();
         scheduleNext();
       });
     };
     scheduleNext();
+  }
+  if (spec.window) {
+    // Sends happen on arrivals and completions only: tick so that the window opens and closes on time, as the
+    // real-time driver's 50 ms poll does.
+    const tick = (): void => {
+      if (canSend()) driver.schedule(driver.now() + 50, tick);
+    };
+    driver.schedule(t0 + 50, tick);
   }
   if (deadline !== Infinity) {
     // Stop sending at the deadline and let requests in flight finish: virtual time costs nothing, so
@@ -198,9 +227,14 @@ export function runVirtualStage(
     });
   }
   driver.runWhile(() => !(arrivalsDone && inFlight === 0 && (queue.length === 0 || !canSend())));
+  const closedAt = sendingEndedAt ?? endedAt;
+  window.close(closedAt);
   records.sort((a, b) => a.endAtMs - b.endAtMs || a.id - b.id);
   return {
-    result: { spec, index, records, startedAtMs: t0, endedAtMs: endedAt, interrupted: false },
+    result: {
+      spec, index, records, startedAtMs: t0, endedAtMs: endedAt, interrupted: false,
+      ...(spec.window ? { window: window.outcome(closedAt) } : {}),
+    },
     stats: engine.stats(),
   };
 }

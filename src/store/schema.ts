@@ -51,6 +51,34 @@ const stage = z.object({
   promptLengthMismatches: z.number().default(0),
   tokenCountSources: z.record(z.string(), z.number()).default({}),
   goodput: z.object({ slo, requestsPerS: z.number(), good: z.number() }).optional(),
+  completionRate: num.optional(),
+  grid: z.object({ input: z.number(), output: z.number(), role: z.enum(['throughput', 'latency']) }).optional(),
+  window: z
+    .object({
+      rule: z.enum(['steady', 'batch']),
+      startS: z.number(),
+      lengthS: z.number(),
+      unsettled: z.boolean().optional(),
+      capSearch: z.object({ cap: z.number(), steps: z.array(z.object({ cap: z.number(), completionRate: num })) }).optional(),
+      inFlightAtOpen: z.number().optional(),
+      inFlightAtClose: z.number().optional(),
+    })
+    .optional(),
+  stoppedEarly: z.string().optional(),
+  steadyWarnings: z.array(z.string()).optional(),
+  overload: z.string().optional(),
+  unintendedCache: z.object({ requests: z.number(), meanCachedTokens: z.number(), shareOfPromptTokens: z.number() }).optional(),
+  idleWait: z.object({ waitedS: z.number(), idle: z.boolean(), method: z.string() }).optional(),
+  server: z
+    .object({
+      samples: z.number(),
+      peakRunning: z.number().optional(),
+      peakWaiting: z.number().optional(),
+      peakKvUsage: z.number().optional(),
+      meanKvUsage: z.number().optional(),
+      preemptions: z.number().optional(),
+    })
+    .optional(),
   interrupted: z.boolean().default(false),
 });
 

@@ -42,6 +42,25 @@ export class TelemetrySampler {
     return this.samples;
   }
 
+  /** Whether the server's /metrics has running/waiting gauges (known after start()). */
+  get hasGauges(): boolean {
+    return this.available === true;
+  }
+
+  /** One fresh reading, not kept in the series (used between rows, which belong to no row). */
+  async readNow(): Promise<ServerSample | undefined> {
+    if (!this.available) return undefined;
+    try {
+      const res = await fetch(`${this.baseUrl}/metrics`, {
+        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+        signal: AbortSignal.timeout(2000),
+      });
+      return res.ok ? sampleFromMetrics(parsePrometheus(await res.text()), performance.now()) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

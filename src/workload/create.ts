@@ -79,11 +79,17 @@ export async function createWorkload(spec: WorkloadSpec, deps: WorkloadDeps): Pr
   const layout: ChatLayout = shape.prefixTokens > 0 ? 'system+user' : 'user';
   const trace = spec.kind === 'trace' ? await loadTrace(spec.path, { ...(spec.timeScale ? { timeScale: spec.timeScale } : {}), ...(spec.format ? { format: spec.format } : {}) }) : undefined;
 
+  // Conversations resend their history, traces share hash-id blocks, prefix groups share their prefix: cache hits are meant.
+  const sharesPrefixes = spec.kind === 'conversation' || spec.kind === 'trace' || shape.prefixTokens > 0;
   const make = (builder: PromptBuilder, note = ''): Workload => {
     const text = description + note;
-    if (spec.kind === 'conversation') return conversationWorkload(spec, builder, seed, text);
-    if (spec.kind === 'trace') return traceWorkload(trace ?? [], builder, spec.blockTokens ?? 512, text);
-    return syntheticWorkload(spec, builder, seed, text);
+    const w =
+      spec.kind === 'conversation'
+        ? conversationWorkload(spec, builder, seed, text)
+        : spec.kind === 'trace'
+          ? traceWorkload(trace ?? [], builder, spec.blockTokens ?? 512, text)
+          : syntheticWorkload(spec, builder, seed, text);
+    return sharesPrefixes ? Object.assign(w, { sharesPrefixes: true }) : w;
   };
   const model = await calibrateWordModel(counter, shape.chat ? [layout] : []);
   if (model) {

@@ -37,6 +37,8 @@ export interface Workload {
   item(index: number): WorkItem;
   /** Number of distinct items for finite sources (dataset, trace); indexes past it wrap around. */
   readonly size?: number;
+  /** Prompts share prefixes on purpose (prefix groups, conversations, trace blocks): cache hits are expected. */
+  readonly sharesPrefixes?: boolean;
 }
 
 /** Multi-turn workload: item(i) is the first turn of conversation i, turn(i, t) its later turns. */

@@ -71,11 +71,13 @@ describe('inferbench run against an OpenAI-compatible server', () => {
     expect(rows).toHaveLength(4);
     const { doc, records } = readRun(out);
     expect(doc.layout).toBe('grid');
-    expect(records).toHaveLength(80);
+    // Each cell: a burst of 20 (throughput columns), then a one-at-a-time pass of 10 measured + 1 ramp-up (latency columns).
+    expect(doc.stages).toHaveLength(8);
+    expect(records).toHaveLength(4 * (20 + 11));
     for (const stage of doc.stages) {
-      const ok = records.filter((r) => r.stage === stage.index && r.status === 'ok');
-      expect(ok).toHaveLength(20);
-      expect(stage.metrics.latencyPerOutputTokenMs!.mean).toBeCloseTo(mean(ok.map((r) => r.latencyPerOutputTokenMs!)), 9);
+      const measured = records.filter((r) => r.stage === stage.index && r.status === 'ok' && !r.warmup);
+      expect(measured).toHaveLength(stage.label.endsWith('latency') ? 10 : 20);
+      expect(stage.metrics.latencyPerOutputTokenMs!.mean).toBeCloseTo(mean(measured.map((r) => r.latencyPerOutputTokenMs!)), 9);
     }
   });
 });

@@ -76,7 +76,8 @@ describe('run store', () => {
     expect(n.schemaVersion).toBe(7);
     expect(n.warnings[0]).toContain('newer');
     expect(n.summary).not.toHaveProperty('gpuTelemetry');
-    expect(n.summary.stages).toHaveLength(4);
+    // 2×2 grid: each cell has its burst and its latency pass.
+    expect(n.summary.stages).toHaveLength(8);
   });
 
   it('turns a corrupt summary into one line naming the file', () => {
@@ -100,8 +101,9 @@ describe('requests.jsonl sample', () => {
     appendFileSync(join(dir, 'requests.jsonl'), '{"id": 9999, "stage": 0, "status": "ok", "ttf');
     const a = await readRequestSample(dir, 25);
     const b = await readRequestSample(dir, 25);
-    expect(a.total).toBe(120);
-    expect(a.ok).toBe(120);
+    // 4 cells × (30 burst + 10 latency-pass requests); the latency passes' ramp-up requests are left out.
+    expect(a.total).toBe(160);
+    expect(a.ok).toBe(160);
     expect(a.ttftMs).toHaveLength(25);
     expect(a.sampled).toBe(true);
     expect(a.ttftMs).toEqual(b.ttftMs);

@@ -1,3 +1,4 @@
+import { gridCells } from '../layouts.js';
 import type { TopLevelSpec } from 'vega-lite';
 import type { StageSummary } from '../../metrics/summary.js';
 import type { StoredRun } from '../../store/run-store.js';
@@ -51,16 +52,21 @@ export function gridCharts(runs: readonly StoredRun[], names: readonly string[])
   const values: Record<string, string | number>[] = [];
   const cells = new Map<string, [number, number]>();
   runs.forEach((run, i) => {
-    for (const s of run.summary.stages.filter(ok)) {
-      const [inp = 0, outp = 0] = s.label.split('/').map(Number);
-      cells.set(s.label, [inp, outp]);
+    // Throughput from each cell's burst, latency from its low-load pass (as the grid table reads them).
+    for (const c of gridCells(run.summary.stages)) {
+      const t = c.throughput && ok(c.throughput) ? c.throughput : undefined;
+      const l = c.latency ?? c.throughput;
+      const lm = l && ok(l) ? l.metrics : undefined;
+      if (!t && !lm) continue;
+      const cell = `${c.input}/${c.output}`;
+      cells.set(cell, [c.input, c.output]);
       values.push({
         series: names[i] ?? run.id,
-        cell: s.label,
-        reqPerS: s.requestThroughput,
-        outTokPerS: s.outputTokenThroughput,
-        latPerTok: s.metrics.latencyPerTokenMs?.mean ?? Number.NaN,
-        latPerOutTok: s.metrics.latencyPerOutputTokenMs?.mean ?? Number.NaN,
+        cell,
+        reqPerS: t?.requestThroughput ?? Number.NaN,
+        outTokPerS: t?.outputTokenThroughput ?? Number.NaN,
+        latPerTok: lm?.latencyPerTokenMs?.mean ?? Number.NaN,
+        latPerOutTok: lm?.latencyPerOutputTokenMs?.mean ?? Number.NaN,
       });
     }
   });

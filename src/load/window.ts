@@ -1,0 +1,230 @@
+/**
+ * The steady window of a row, decided online and the same way in real and virtual time.
+ *
+ * A row promises a load (a rate, N streams, saturation). Until the server has filled up to that load its
+ * figures describe a ramp, not the load; after sending stops they describe a drain. So a row goes through
+ * three phases:
+ *  - ramp: until the load has been applied for one full request latency, and any `--warmup` has passed. Closed
+ *    loops keep their N requests in flight from the start: their ramp ends when the first request completes.
+ *    Open loops fill up over a latency whose length grows with the load: their ramp ends when a request sent
+ *    after the first completion completes (two hops; by then the requests in flight are those of the load the
+ *    row promises). Throughput rows first search their in-flight cap (below), then wait one hop at that cap.
+ *    Requests sent in the ramp are kept on disk and left out of the figures.
+ *  - window: requests sent now are measured. It lasts `--max-seconds` (time-limited rows), kept open longer —
+ *    up to `extendFactor` × that — until at least `minSamples` requests were sent in it and it is at least one
+ *    mean request latency long; or until
+ *    `--max-requests` requests were sent in it (count-limited rows).
+ *  - closed: sending stops; requests in flight finish (the drain) and their latencies count, but only
+ *    completions inside the window count towards throughput.
+ * Batch rows (grid cells, bursts of --max-requests, trace replays) have no window: everything they send is
+ * measured from the first send to the last completion, as vLLM's throughput benchmark does.
+ *
+ * Throughput rows (everything at once) with no --max-concurrency do not flood the server: the cap on requests
+ * in flight starts at `capStart` and is multiplied by `capGrowth` while each step raises the completion rate by
+ * at least `capMinGain`; the first step that does not is the cap the row keeps. The server then has a short
+ * queue (it stays saturated) and the drain after the row is a few request latencies, not minutes.
+ */
+export interface WindowRules {
+  /** Window length for time-limited rows, ms. */
+  measureMs?: number;
+  /** Requests to measure for count-limited rows. */
+  measureRequests?: number;
+  /** The window never opens before the row's start + this (`--warmup`). */
+  warmupMs: number;
+  /** A time-limited window stays open until this many requests were sent in it ... */
+  minSamples: number;
+  /** ... but no longer than measureMs × this. */
+  extendFactor: number;
+  /** The window opens at the latest this long after the row's start, settled or not. */
+  rampLimitMs: number;
+  /** Hops of ramp-up: 1 = until the first completion (closed loops), 2 = one more request latency (open loops, bursts). */
+  rampHops: 1 | 2;
+  /** Adaptive in-flight cap (throughput rows without --max-concurrency). */
+  adaptiveCap?: { start: number; max: number; growth: number; minGain: number };
+  /** Stop the row after this many failures in a row, each faster than fastFailureMs (a server that refuses everything). */
+  fastFailureStreak: number;
+  fastFailureMs: number;
+}
+
+export const DEFAULT_MIN_SAMPLES = 20;
+export const DEFAULT_EXTEND_FACTOR = 3;
+export const FAST_FAILURE_STREAK = 20;
+export const FAST_FAILURE_MS = 250;
+
+/** What the drivers report about a row's window (StageResult.window). */
+export interface WindowOutcome {
+  /** null for batch rows: the whole row is measured. */
+  openAtMs: number | null;
+  closeAtMs: number | null;
+  /** The window opened at the ramp limit, not because the server had settled. */
+  unsettled?: boolean;
+  /** The in-flight cap an adaptive throughput row settled on, and the completion rate each step reached. */
+  capSearch?: { cap: number; steps: Array<{ cap: number; completionRate: number }> };
+  /** Why sending stopped before the row's limit (e.g. a streak of fast failures). */
+  stoppedEarly?: string;
+}
+
+export class SteadyWindow {
+  private phase: 'ramp' | 'window' | 'closed';
+  private openAt: number | null = null;
+  private closeAt: number | null = null;
+  private unsettled = false;
+  private sentInWindow = 0;
+  private completed = 0;
+  private failureStreak = 0;
+  /** Σ and count of request latencies seen so far: a window is at least one mean latency long. */
+  private latencySum = 0;
+  private latencyCount = 0;
+  private streakError = '';
+  private stopped: string | undefined;
+  private cap: number;
+  private capChangedAt: number;
+  /** Latencies (end − sent) of requests sent at the current cap step. */
+  private roundLatencies: number[] = [];
+  private readonly steps: Array<{ cap: number; completionRate: number }> = [];
+  private capSettled: boolean;
+  /** The ramp ends at the first completion of a request sent at or after this time (null: not known yet). */
+  private hopFrom: number | null;
+  private rampDone = false;
+
+  constructor(
+    private readonly rules: WindowRules | undefined,
+    private readonly startMs: number,
+    fixedCap: number,
+  ) {
+    this.phase = rules ? 'ramp' : 'window';
+    const adaptive = rules?.adaptiveCap;
+    this.cap = adaptive ? Math.min(adaptive.start, adaptive.max) : fixedCap;
+    this.capSettled = adaptive === undefined;
+    this.capChangedAt = startMs;
+    this.hopFrom = rules?.rampHops === 1 && this.capSettled ? startMs : null;
+  }
+
+  /** Requests may be in flight at once now. */
+  inFlightCap(): number {
+    return this.cap;
+  }
+
+  /** Whether a request sent at `now` is measured (false: ramp-up). Call just before sending. */
+  onSend(now: number): boolean {
+    this.tick(now);
+    if (this.phase !== 'window') return false;
+    this.sentInWindow++;
+    return true;
+  }
+
+  /** Sending may go on at `now`. */
+  sending(now: number): boolean {
+    this.tick(now);
+    return this.phase !== 'closed';
+  }
+
+  /** A request finished (ok or failed) at `endAtMs`; `sentAtMs` tells which cap step it belongs to. */
+  onComplete(sentAtMs: number, endAtMs: number, ok: boolean, error?: string): void {
+    this.completed++;
+    if (ok) {
+      this.latencySum += endAtMs - sentAtMs;
+      this.latencyCount++;
+    }
+    if (ok || !this.rules) {
+      this.failureStreak = 0;
+    } else if (endAtMs - sentAtMs < this.rules.fastFailureMs) {
+      this.failureStreak++;
+      this.streakError = error ?? 'failed';
+      if (this.failureStreak >= this.rules.fastFailureStreak && this.stopped === undefined) {
+        this.stopped = `stopped after ${this.failureStreak} failures in a row, each within ${this.rules.fastFailureMs} ms (${this.streakError})`;
+        this.close(endAtMs);
+      }
+    } else {
+      this.failureStreak = 0;
+    }
+    if (!this.capSettled && sentAtMs >= this.capChangedAt) this.roundLatencies.push(endAtMs - sentAtMs);
+    if (this.hopFrom !== null && sentAtMs >= this.hopFrom) this.rampDone = true;
+    // The first completion starts the second hop (open loops); a throughput row's hop starts when its cap settles.
+    if (this.hopFrom === null && this.capSettled) this.hopFrom = endAtMs;
+    this.tick(endAtMs);
+  }
+
+  /** Whether the row has stopped sending for good. */
+  get closed(): boolean {
+    return this.phase === 'closed';
+  }
+
+  outcome(endMs: number): WindowOutcome {
+    if (!this.rules) return { openAtMs: null, closeAtMs: null };
+    const out: WindowOutcome = {
+      openAtMs: this.openAt ?? endMs,
+      closeAtMs: this.closeAt ?? endMs,
+    };
+    if (this.unsettled) out.unsettled = true;
+    if (this.rules.adaptiveCap) out.capSearch = { cap: this.cap, steps: this.steps };
+    if (this.stopped) out.stoppedEarly = this.stopped;
+    return out;
+  }
+
+  /** Sending stops now for an outside reason (the run's signal, a request limit reached by the caller). */
+  close(now: number): void {
+    if (this.phase === 'closed') return;
+    if (this.openAt === null) this.openAt = now;
+    this.closeAt = now;
+    this.phase = 'closed';
+  }
+
+  private tick(now: number): void {
+    const r = this.rules;
+    if (!r || this.phase === 'closed') return;
+    if (this.phase === 'ramp') {
+      if (!this.capSettled) {
+        this.stepCap(now, r);
+        if (this.capSettled) this.hopFrom = now;
+      }
+      if (now >= this.startMs + r.warmupMs && this.rampDone) {
+        this.open(now);
+      } else if (now >= this.startMs + Math.max(r.rampLimitMs, r.warmupMs)) {
+        this.unsettled = true;
+        this.capSettled = true;
+        this.open(now);
+      }
+      return;
+    }
+    const open = this.openAt as number;
+    if (r.measureRequests !== undefined && this.sentInWindow >= r.measureRequests) return this.close(now);
+    if (r.measureMs !== undefined) {
+      const elapsed = now - open;
+      // Enough samples, and at least one mean request latency long (so the window is not mostly one request's span).
+      const meanLatency = this.latencyCount > 0 ? this.latencySum / this.latencyCount : 0;
+      const enough = this.sentInWindow >= r.minSamples && elapsed >= meanLatency;
+      if ((elapsed >= r.measureMs && enough) || elapsed >= r.measureMs * r.extendFactor) this.close(now);
+    }
+  }
+
+  private open(now: number): void {
+    this.phase = 'window';
+    this.openAt = now;
+  }
+
+  /**
+   * One step of the cap search. With `cap` requests always in flight, the completion rate is cap / mean latency
+   * (Little's law), measured over the requests sent at this step — steadier than timing the completions, whose
+   * first ones are the step's fastest. A step that gains less than minGain ends the search: the cap stays there if
+   * it still gained, or goes back to the previous step if it lost.
+   */
+  private stepCap(now: number, r: WindowRules): void {
+    const a = r.adaptiveCap as NonNullable<WindowRules['adaptiveCap']>;
+    const lat = this.roundLatencies;
+    if (lat.length < Math.max(this.cap, 8)) return;
+    const mean = lat.reduce((x, y) => x + y, 0) / lat.length;
+    const rate = mean > 0 ? (this.cap * 1000) / mean : 0;
+    this.steps.push({ cap: this.cap, completionRate: rate });
+    const prev = this.steps[this.steps.length - 2];
+    const gained = prev === undefined || rate >= prev.completionRate * (1 + a.minGain);
+    if (!gained || this.cap >= a.max) {
+      if (prev && rate < prev.completionRate) this.cap = prev.cap;
+      this.capSettled = true;
+      return;
+    }
+    this.cap = Math.min(a.max, Math.round(this.cap * a.growth));
+    this.capChangedAt = now;
+    this.roundLatencies = [];
+  }
+}

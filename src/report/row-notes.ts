@@ -1,0 +1,56 @@
+import type { StageSummary } from '../metrics/summary.js';
+import { MIN_PERCENTILE_SAMPLES } from '../metrics/summary.js';
+import { noneFinished, sweepOrder } from './layouts.js';
+
+const f2 = (n: number): string => n.toFixed(2);
+
+/**
+ * Lines under a table about its rows: what each mark means and which rows carry it and why (overload, unintended
+ * cache hits, a busy server at the start, figures that may not be steady), rows that stopped early or have no
+ * figures, and the waits for an idle server between rows. Rows in table order.
+ */
+export function rowNoteLines(stages: readonly StageSummary[]): string[] {
+  const rows = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
+  const out: string[] = [];
+  const overloaded = rows.filter((s) => s.belowTarget);
+  if (overloaded.length > 0) {
+    out.push(`\\* overloaded (did not keep up with its target rate): ${overloaded.map((s) => `${s.label} — ${s.overload ?? 'completed under 90% of the target rate'}`).join('; ')}`);
+  }
+  const cached = rows.filter((s) => s.unintendedCache);
+  if (cached.length > 0) {
+    const list = cached.map((s) => {
+      const c = s.unintendedCache as NonNullable<StageSummary['unintendedCache']>;
+      return `${s.label} (${c.requests} requests, mean ${c.meanCachedTokens.toFixed(0)} cached tokens, ${(100 * c.shareOfPromptTokens).toFixed(0)}% of prompt tokens)`;
+    });
+    out.push(`‡ WARNING: the server answered from its prefix cache although every prompt was unique at its start — TTFT is lower than for new prompts: ${list.join('; ')}`);
+  }
+  const busy = rows.filter((s) => s.idleWait && !s.idleWait.idle);
+  if (busy.length > 0) {
+    out.push(`§ started on a busy server (still busy after waiting): ${busy.map((s) => `${s.label} (waited ${s.idleWait?.waitedS.toFixed(1)} s, ${s.idleWait?.method})`).join('; ')}`);
+  }
+  for (const s of rows) {
+    for (const w of s.steadyWarnings ?? []) {
+      if (w.includes('fewer than')) continue;
+      out.push(`~ ${s.label}: ${w}`);
+    }
+  }
+  const few = rows.filter((s) => s.requests.ok > 0 && (s.metrics.ttftMs?.count ?? s.requests.ok) < MIN_PERCENTILE_SAMPLES);
+  if (few.length > 0) {
+    out.push(`† p99 from fewer than ${MIN_PERCENTILE_SAMPLES} samples: ${few.map((s) => `${s.label} (${s.requests.ok})`).join(', ')}`);
+  }
+  for (const s of rows) {
+    if (s.stoppedEarly) out.push(`${s.label}: ${s.stoppedEarly}`);
+    else if (s.requests.ok === 0) out.push(`${s.label}: ${noneFinished(s)}`);
+  }
+  const waits = stages.filter((s) => s.idleWait && s.idleWait.waitedS >= 0.05);
+  if (waits.length > 0) {
+    out.push(`waited for an idle server before: ${waits.map((s) => `${s.label} ${s.idleWait?.waitedS.toFixed(1)} s`).join(', ')} (${waits[0]?.idleWait?.method})`);
+  }
+  const searched = rows.find((s) => s.window?.capSearch);
+  const search = searched?.window?.capSearch;
+  if (searched && search) {
+    const steps = search.steps.map((x) => `${x.cap} → ${f2(x.completionRate)} req/s`).join(', ');
+    out.push(`${searched.label}: kept ${search.cap} requests in flight (searched: ${steps})`);
+  }
+  return out;
+}

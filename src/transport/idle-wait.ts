@@ -1,0 +1,66 @@
+import { realClock, sleepUntil } from '../core/clock.js';
+import type { ServerSample } from '../metrics/prometheus.js';
+
+/** How a row's start waited for the server to finish earlier work (StageSummary.idleWait). */
+export interface IdleWaitOutcome {
+  waitedS: number;
+  idle: boolean;
+  method: string;
+}
+
+export interface IdleWaitOptions {
+  /** A fresh reading of the server's gauges, or undefined when it has none. */
+  readGauges?: () => Promise<ServerSample | undefined>;
+  /**
+   * Without gauges: one probe request (a fresh prompt, one output token) and its time to the first token, or
+   * undefined when it failed. Used only when the last row left requests the server may still be running.
+   */
+  probe?: () => Promise<number | undefined>;
+  /** The probe's TTFT at idle (the synchronous row's median TTFT). */
+  idleTtftMs?: number;
+  /** Whether the previous row cancelled requests still in flight (a server may keep running abandoned requests). */
+  leftRequests: boolean;
+  boundMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Waits, within a bound, until the server has nothing of the previous row left to do, so that no row starts on
+ * a backlog. With Prometheus gauges (vLLM, SGLang, TGI, llama.cpp, TensorRT-LLM): until running + waiting read 0
+ * twice in a row. Without: when the previous row cancelled requests, until a one-token probe's TTFT is back
+ * within 1.5× (+ 20 ms) of the synchronous level; when it cancelled nothing, every request has been answered
+ * and there is nothing to wait for.
+ */
+export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOutcome> {
+  const start = realClock.now();
+  const waited = (): number => (realClock.now() - start) / 1000;
+  const deadline = start + o.boundMs;
+  if (o.readGauges) {
+    let zeros = 0;
+    for (;;) {
+      const g = await o.readGauges();
+      if (!g || (g.running === undefined && g.waiting === undefined)) break;
+      zeros = (g.running ?? 0) + (g.waiting ?? 0) === 0 ? zeros + 1 : 0;
+      if (zeros >= 2) return { waitedS: waited(), idle: true, method: 'server /metrics: running + waiting = 0' };
+      if (realClock.now() >= deadline || o.signal?.aborted) {
+        return { waitedS: waited(), idle: false, method: `server /metrics: ${g.running ?? 0} running, ${g.waiting ?? 0} waiting` };
+      }
+      await sleepUntil(realClock.now() + 200, o.signal);
+    }
+  }
+  if (!o.leftRequests) return { waitedS: waited(), idle: true, method: 'every request of the previous row had been answered' };
+  if (!o.probe || o.idleTtftMs === undefined) {
+    return { waitedS: waited(), idle: false, method: 'the previous row cancelled requests and the server has no /metrics to tell when it is done' };
+  }
+  const limit = 1.5 * o.idleTtftMs + 20;
+  let last: number | undefined;
+  for (;;) {
+    last = await o.probe();
+    if (last !== undefined && last <= limit) {
+      return { waitedS: waited(), idle: true, method: `probe TTFT ${last.toFixed(0)} ms, within 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
+    }
+    if (realClock.now() >= deadline || o.signal?.aborted) break;
+    await sleepUntil(realClock.now() + 500, o.signal);
+  }
+  return { waitedS: waited(), idle: false, method: `probe TTFT ${last === undefined ? 'failed' : `${last.toFixed(0)} ms`}, over 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
+}
