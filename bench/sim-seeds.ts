@@ -2,7 +2,7 @@ import { parseSeedFile } from '../src/sim/seeds.js';
 import { compareSeedTables } from '../src/sim/seed-compare.js';
 import { readdirSync } from 'node:fs';
 
-const dir = process.argv[2] ?? '../shared/seeds';
+const dir = process.argv[2] ?? 'data/seeds';
 const files = readdirSync(dir).filter((f) => f.endsWith('.txt')).map((f) => `${dir}/${f}`);
 const t0 = performance.now();
 const rows = compareSeedTables(files.flatMap(parseSeedFile));

@@ -1,21 +1,43 @@
 import { parseNumber, parseSlo } from '../config/parse.js';
 import { configError } from '../core/errors.js';
 import { buildCompareBundle } from '../report/bundles.js';
+import { mismatchText, runMismatches } from '../report/comparability.js';
 import { parseFormats } from '../report/outputs.js';
-import { DEFAULT_REPORT_FORMATS, emit, openRuns, type ReportFlags } from './report-command.js';
+import { DEFAULT_REPORT_FORMATS, checkReportOut, emit, openRuns, type ReportFlags } from './report-command.js';
 import { toolVersion } from './version.js';
 
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 
+export interface CompareFlags extends ReportFlags {
+  /** Compare runs of different models, workloads, profiles or window rules anyway (with a WARNING). */
+  allowMismatch?: boolean;
+}
+
 /** `inferbench compare RUN RUN...`: side-by-side seed tables, deltas and a verdict at matched load. */
-export async function compareCommand(refs: readonly string[], flags: ReportFlags, io: Io): Promise<number> {
+export async function compareCommand(refs: readonly string[], flags: CompareFlags, io: Io): Promise<number> {
   parseFormats(flags.format ?? DEFAULT_REPORT_FORMATS);
   const problems: string[] = [];
   const slo = parseSlo(flags.slo, problems);
   const price = parseNumber('--gpu-hour-price', flags.gpuHourPrice, problems, { positive: true });
   if (problems.length) throw configError(problems.join('; '));
   if (refs.length < 2) throw configError('compare needs at least two runs', 'for one run use `inferbench report RUN`; list ids with `inferbench ls`');
+  checkReportOut(flags);
   const runs = openRuns(refs, flags.results, io);
-  const bundle = buildCompareBundle(runs, { ...(slo ? { slo } : {}), ...(price !== undefined ? { gpuHourPrice: price } : {}) }, toolVersion());
+  // Like with like: a verdict between different models or workloads is a number about nothing. (Mixed
+  // grid/sweep layouts are refused by the bundle with their own message.)
+  const oneLayout = new Set(runs.map((r) => r.summary.layout)).size === 1;
+  const mismatches = oneLayout ? runMismatches(runs).map(mismatchText) : [];
+  if (mismatches.length > 0 && flags.allowMismatch !== true) {
+    throw configError(
+      `these runs are not comparable — they differ in ${mismatches.join('; ')}`,
+      'compare runs of one model, workload, profile and window rules (engines, GPUs and quantization may differ), or pass --allow-mismatch to compare them anyway',
+    );
+  }
+  if (mismatches.length > 0) io.stderr.write(`WARNING: comparing runs that differ in ${mismatches.join('; ')} (--allow-mismatch): the verdict does not compare like with like\n`);
+  const bundle = buildCompareBundle(
+    runs,
+    { ...(slo ? { slo } : {}), ...(price !== undefined ? { gpuHourPrice: price } : {}), ...(mismatches.length ? { mismatches } : {}) },
+    toolVersion(),
+  );
   return emit(bundle, flags, io);
 }

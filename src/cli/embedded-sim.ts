@@ -3,6 +3,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { InferbenchError, configError } from '../core/errors.js';
 import { resolveSimEngine } from '../sim/create.js';
 import { DEFAULT_SIM } from './defaults.js';
+import { checkSimLimits } from './sim-limits.js';
 
 /** The simulated engine started in-process (in a worker thread) when `inferbench run` has no --target. */
 export interface EmbeddedSim {
@@ -12,6 +13,8 @@ export interface EmbeddedSim {
   gpus: number;
   quant?: string;
   description: string;
+  /** Lines to print before the run (a context longer than the KV cache holds). */
+  warnings: string[];
   close(): Promise<void>;
 }
 
@@ -20,8 +23,9 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
   const model = opts.model ?? DEFAULT_SIM.model;
   const gpu = opts.gpu ?? DEFAULT_SIM.gpu;
   const gpus = opts.gpus ?? DEFAULT_SIM.gpus;
-  // Validate here, so a bad --model or --gpu is one line on the main thread, not a worker crash.
-  const resolved = resolveSimEngine({ engine: engine === 'vllm-legacy' ? 'vllm-0.2' : engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}) });
+  // Validate here, so a bad --model or --gpu, or lengths the engine refuses, are one line on the main thread, not a worker crash.
+  const resolved = resolveSimEngine({ engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}) });
+  const warnings = checkSimLimits(opts, resolved);
   const quant = resolved.description.quant;
   const workerData = { engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}), host: '127.0.0.1', port: 0, seed: opts.seed };
   const worker = import.meta.url.endsWith('.ts')
@@ -44,6 +48,7 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
     gpus,
     quant,
     description: ready.description,
+    warnings,
     close: async () => {
       const exited = new Promise<void>((r) => worker.once('exit', () => r()));
       worker.postMessage('close');

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isUserError, InferbenchError } from '../core/errors.js';
+import { SIM_ENGINE_NAMES } from '../sim/engine/profiles.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { toolVersion } from './version.js';
 
@@ -18,12 +19,13 @@ function addProfileFlags(cmd: Command): Command {
     .option('--scenario <s>', 'genai-bench scenario: D(in,out), N(mean,sd)/(mean,sd) or U(a,b)/(c,d)')
     .option('--trace <file>', 'replay: JSONL (timestamp, input_length, output_length) or Azure CSV (TIMESTAMP, ContextTokens, GeneratedTokens)')
     .option('--time-scale <x>', 'replay: multiply the trace\'s gaps (0.5 = twice as fast)')
-    .option('--max-requests <n>', 'stop each row after N requests')
-    .option('--max-seconds <s>', 'stop sending after S seconds per row (default 5 when no other limit)')
+    .option('--max-requests <n>', 'measure N requests per row (after the ramp-up)')
+    .option('--max-seconds <s>', 'measure S seconds per row after the ramp-up (default 5 when no other limit)')
     .option('--warmup <s>', 'exclude requests sent in the first S seconds of each row')
     .option('--input-lens <n,...>', 'grid: prompt lengths')
     .option('--output-lens <n,...>', 'grid: output lengths')
     .option('--num-prompts <n>', 'grid: requests per cell, all sent at once', '100')
+    .option('--grid-latency-load <load>', 'grid: how the latency columns are measured: synchronous (default) or rate:R, optionally ,N requests (default 10)')
     .option('--sweep-rates <n>', 'sweep: async rates between synchronous and throughput', '9')
     .addOption(new Option('--arrival <kind>', 'arrivals for sweep rows').choices(['constant', 'poisson', 'gamma']).default('constant'))
     .option('--burstiness <k>', 'gamma arrivals: shape (1 = Poisson, lower = burstier)')
@@ -76,8 +78,9 @@ export function buildProgram(): Command {
     .option('--timeout-idle <s>', 'longest gap between chunks, seconds', '120')
     .option('--timeout-request <s>', 'whole request, seconds', '1800')
     .option('--drain <s>', 'after --max-seconds, how long requests in flight may finish', '30')
+    .option('--idle-wait <s>', 'before each row, wait up to S seconds for the server to be idle (0 = do not wait)', '60')
     .option('--no-progress', 'no live progress lines')
-    .option('--tokenizer <file|server>', 'exact prompt lengths: a Hugging Face tokenizer.json, or "server" to count with its /tokenize')
+    .option('--tokenizer <file|server|approx>', 'prompt lengths: a Hugging Face tokenizer.json, "server" (its /tokenize; the default where the server has one) or "approx" (o200k_base, offline)')
     .option('--data <file>', 'prompts from JSONL (prompt or messages), ShareGPT JSON or CSV')
     .option('--data-column <name>', 'CSV column that holds the prompt')
     .option('--prefix-tokens <n>', 'shared system prefix of N tokens (prefix caching)')
@@ -89,11 +92,14 @@ export function buildProgram(): Command {
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const { resolveRunOptions } = await import('../config/run-options.js');
       const { runCommand } = await import('./run-command.js');
-      const outcome = await runCommand(resolveRunOptions(withSources(flags, cmd)), io);
+      const notices: string[] = [];
+      const opts = resolveRunOptions(withSources(flags, cmd), process.env, undefined, notices);
+      printNotices(notices, opts.json);
+      const outcome = await runCommand(opts, io);
       process.exitCode = outcome.exitCode;
     });
 
-  addSimEngineFlags(program.command('sim'), 'vllm | vllm-legacy | tgi | sglang | lmdeploy | llamacpp | triton | ollama')
+  addSimEngineFlags(program.command('sim'), SIM_ENGINE_NAMES.join(' | '))
     .description('serve the simulated engine on 127.0.0.1, speaking one engine\'s API')
     .option('--host <addr>', 'loopback address to bind', '127.0.0.1')
     .option('--port <n>', 'port (0 = any free port)', '8000')
@@ -112,7 +118,7 @@ export function buildProgram(): Command {
         .command('predict')
         .description('answer the same profiles from the simulated engine in virtual time (well under a second)'),
     ),
-    'vllm | vllm-legacy | vllm-v0 | tgi | sglang | lmdeploy | llamacpp | triton | ollama',
+    SIM_ENGINE_NAMES.join(' | '),
   )
     .option('--label <text>', 'free label stored with the prediction')
     .option('--out <dir>', 'also write a run folder with the predicted records')
@@ -129,7 +135,9 @@ export function buildProgram(): Command {
       }
       const { resolveRunOptions, DEFAULT_PREDICT_STAGE_SECONDS } = await import('../config/run-options.js');
       const { predictCommand } = await import('./predict-command.js');
-      const opts = resolveRunOptions(withSources(flags, cmd), process.env, { stageSeconds: DEFAULT_PREDICT_STAGE_SECONDS });
+      const notices: string[] = [];
+      const opts = resolveRunOptions(withSources(flags, cmd), process.env, { stageSeconds: DEFAULT_PREDICT_STAGE_SECONDS }, notices);
+      printNotices(notices, opts.json);
       process.exitCode = (await predictCommand(opts, io)).exitCode;
     });
 
@@ -166,7 +174,8 @@ export function buildProgram(): Command {
     .argument('<run...>', 'two or more run ids (see `inferbench ls`) or run folders; the first is the baseline')
     .option('--results <dir>', 'results directory to look run ids up in', 'inferbench-results')
     .option('--slo <spec>', 'SLO in ms at p99, e.g. ttft:500,itl:50,e2e:10000')
-    .option('--gpu-hour-price <usd>', 'price of one GPU-hour, for the cost per 1M output tokens')
+    .option('--gpu-hour-price <usd>', 'price of one GPU-hour, for the cost per 1M output tokens (read at the highest load meeting --slo when given)')
+    .option('--allow-mismatch', 'compare runs of different models, lengths/datasets, profiles or window rules anyway (refused otherwise; a WARNING is printed)')
     .option('--format <list>', 'md,csv,json,html,png,svg', 'md,csv,json,html,png')
     .option('--out <dir>', 'folder for the files (default ./inferbench-reports/<time>-compare)')
     .action(async (refs: string[], flags: Record<string, unknown>) => {
@@ -183,8 +192,16 @@ function withSources(flags: Record<string, unknown>, cmd: Command): Record<strin
     ...flags,
     outputTokensExplicit: cmd.getOptionValueSource('outputTokens') === 'cli',
     numPromptsExplicit: cmd.getOptionValueSource('numPrompts') === 'cli',
+    profileExplicit: cmd.getOptionValueSource('profile') === 'cli',
+    arrivalExplicit: cmd.getOptionValueSource('arrival') === 'cli',
+    sweepRatesExplicit: cmd.getOptionValueSource('sweepRates') === 'cli',
     ...(cmd.getOptionValueSource('prefixGroups') === 'cli' ? {} : { prefixGroups: undefined }),
   };
+}
+
+/** Settings implied from the flags, one `note:` line each, where the command's human output goes. */
+function printNotices(notices: readonly string[], json: boolean): void {
+  for (const n of notices) (json ? io.stderr : io.stdout).write(`note: ${n}\n`);
 }
 
 /** Entry point: maps user mistakes to one line and exit 2, other failures to exit 1. */

@@ -1,10 +1,14 @@
+import { describeWindowRules } from './window-rules.js';
 import { resolve } from 'node:path';
 import type { RunOptions } from '../config/run-options.js';
 import { runBenchmark } from '../load/benchmark.js';
 import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
+import { resolveSimEngine } from '../sim/create.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
+import { checkSimLimits } from './sim-limits.js';
 import { RunWriter } from '../store/run-writer.js';
 import { setupPredictWorkload } from './workload-setup.js';
+import { checkOutputDir } from './preflight.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
 import { toolVersion } from './version.js';
@@ -15,6 +19,7 @@ export async function predictCommand(
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
 ): Promise<{ doc: RunSummaryDoc; exitCode: number }> {
   const human = opts.json ? io.stderr : io.stdout;
+  if (opts.out) checkOutputDir(opts.out, '--out');
   const started = performance.now();
   const engineOptions = {
     engine: opts.engine ?? DEFAULT_SIM.engine,
@@ -26,6 +31,8 @@ export async function predictCommand(
   };
   const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed });
   const d = runner.description;
+  // Lengths the engine refuses outright exit 2 here; an over-long context is one warning line.
+  for (const line of checkSimLimits(opts, resolveSimEngine(engineOptions))) io.stderr.write(`${line}\n`);
   const { workload, workloadFor } = await setupPredictWorkload(opts);
   const profileCfg = buildProfileConfig(opts, workloadFor, workload);
   const result = await runBenchmark(profileCfg, runner, opts.slo ? { slo: opts.slo } : {});
@@ -51,13 +58,7 @@ export async function predictCommand(
     target: { api: 'virtual', engine: d.engine, model: d.model, simulated: true },
     profile: opts.profile,
     workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
-    windowRules: `virtual time: each row covers its requests from first send to last completion; ${
-      opts.profile === 'grid'
-        ? `${opts.numPrompts} requests per cell, all sent at once`
-        : opts.maxSeconds !== undefined
-          ? `sending stops after ${opts.maxSeconds} simulated seconds, requests in flight then get 30 s to finish`
-          : `${opts.maxRequests} requests per row`
-    }`,
+    windowRules: describeWindowRules(opts),
     stages: result.stages,
     interrupted: false,
     notes: [

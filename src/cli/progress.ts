@@ -1,3 +1,4 @@
+import { shortError } from '../core/short-error.js';
 import type { StageSummary } from '../metrics/summary.js';
 import type { StageSpec } from '../load/types.js';
 
@@ -53,7 +54,7 @@ export class Progress {
     const fig =
       s.requests.ok > 0
         ? `${s.requestThroughput.toFixed(2)} req/s, TTFT ${fmt(m.ttftMs?.mean)} ms, ITL ${fmt(m.itlMs?.mean)} ms, ${s.outputTokenThroughput.toFixed(1)} tok/s`
-        : `no successful request${s.firstError ? ` (${s.firstError})` : ''}`;
+        : `no successful request${s.firstError ? ` (${shortError(s.firstError)})` : ''}`;
     this.out.write(`[${this.stageNo}] ${s.label}: ${s.requests.ok}/${s.requests.total} ok${failed}${cut} in ${s.durationS.toFixed(1)} s — ${fig}\n`);
   }
 

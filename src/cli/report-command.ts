@@ -2,6 +2,7 @@ import { configError } from '../core/errors.js';
 import { buildReportBundle } from '../report/bundles.js';
 import { defaultReportDir, parseFormats, writeBundle, type ReportBundle } from '../report/outputs.js';
 import { DEFAULT_RESULTS_DIR, resolveRun, type StoredRun } from '../store/run-store.js';
+import { checkOutputDir } from './preflight.js';
 import { toolVersion } from './version.js';
 
 export const DEFAULT_REPORT_FORMATS = 'md,csv,json,html,png';
@@ -33,9 +34,15 @@ export async function emit(bundle: ReportBundle, flags: ReportFlags, io: Io): Pr
   return 0;
 }
 
+/** Where report/compare will write, checked before any run is read (one line and exit 2 when unusable). */
+export function checkReportOut(flags: ReportFlags): void {
+  checkOutputDir(flags.out ?? 'inferbench-reports', flags.out !== undefined ? '--out' : 'the reports folder');
+}
+
 /** `inferbench report RUN...`: re-render saved runs without re-running them. */
 export async function reportCommand(refs: readonly string[], flags: ReportFlags, io: Io): Promise<number> {
   parseFormats(flags.format ?? DEFAULT_REPORT_FORMATS);
+  checkReportOut(flags);
   const runs = openRuns(refs, flags.results, io);
   return emit(buildReportBundle(runs, toolVersion()), flags, io);
 }

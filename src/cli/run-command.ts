@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { RunOptions } from '../config/run-options.js';
 import { InferbenchError, configError } from '../core/errors.js';
+import { shortError } from '../core/short-error.js';
 import { detectEngine, listModels } from '../dialects/detect.js';
 import { getDialect } from '../dialects/index.js';
 import type { Dialect } from '../dialects/types.js';
@@ -19,6 +20,11 @@ import type { EmbeddedSim } from './embedded-sim.js';
 import { loadResumeState } from './resume.js';
 import { toolVersion } from './version.js';
 import { setupWorkload } from './workload-setup.js';
+import { describeWindowRules } from './window-rules.js';
+import { waitForIdleServer } from '../transport/idle-wait.js';
+import type { Workload } from '../workload/types.js';
+import { preflightRun } from './preflight.js';
+import { checkServedModel } from './served-models.js';
 
 export interface RunOutcome {
   doc: RunSummaryDoc;
@@ -49,12 +55,14 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   const resumed = opts.resume !== undefined ? loadResumeState(opts.resume) : undefined;
   if (resumed) opts = resumed.options(opts);
   try {
+    preflightRun(opts, 'inferbench-results');
     let baseUrl = opts.target;
     if (!baseUrl) {
       const { startDefaultSim } = await import('./embedded-sim.js');
       sim = await startDefaultSim(opts);
       baseUrl = sim.url;
       say(`target: built-in simulator — ${sim.description} at ${sim.url} (pass --target URL to measure a real server)`);
+      for (const w of sim.warnings) say(w);
     }
 
     const { dialect, model, engine, detection } = await resolveApi(opts, baseUrl, sim);
@@ -69,6 +77,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const setup = await setupWorkload(opts, { baseUrl, engine, model, api: dialect.name });
     const { tokenizer } = setup;
     if (setup.warning) say(`note: ${setup.warning}`);
+    if (setup.notice) say(setup.notice);
     say(`prompts: ${setup.workload.description}`);
     const profileCfg = buildProfileConfig(opts, setup.workloadFor, setup.workload);
 
@@ -136,7 +145,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       target: { ...(opts.target ? { url: opts.target } : {}), api: dialect.name, engine, model, simulated: sim !== undefined, ...(detection !== undefined ? { detection } : {}) },
       profile: opts.profile,
       workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
-      windowRules: windowRules(opts),
+      windowRules: describeWindowRules(opts),
       stages,
       interrupted,
       notes,
@@ -149,6 +158,18 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       completed: resumed?.stages ?? [],
       firstRequestId: resumed?.nextRequestId ?? 0,
       ...(opts.slo ? { slo: opts.slo } : {}),
+      beforeStage: (_spec, _i, prior) => {
+        const prev = prior[prior.length - 1];
+        const sync = prior.find((x) => x.label === 'synchronous' && x.metrics.ttftMs);
+        return waitForIdleServer({
+          ...(telemetry.hasGauges ? { readGauges: () => telemetry.readNow() } : {}),
+          probe: () => probeTtft(target as HttpTarget, dialect, model, setup.workload),
+          ...(sync?.metrics.ttftMs ? { idleTtftMs: sync.metrics.ttftMs.median } : {}),
+          leftRequests: prev !== undefined && (prev.requests.incomplete > 0 || prev.stoppedEarly !== undefined),
+          boundMs: opts.idleWaitSeconds * 1000,
+          signal: abort.signal,
+        });
+      },
       onStageStart: (spec, i) => {
         telemetry.setStage(i);
         progress.stageStarted(spec, i);
@@ -181,7 +202,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     say(doc.windowRules);
     if (doc.health) say(healthLine(doc.health));
     say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}`);
-    if (opts.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc }, null, 2)}\n`);
+    if (opts.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc, complete: !result.interrupted }, null, 2)}\n`);
 
     const anyOk = result.stages.some((s) => s.requests.ok > 0);
     const exitCode = result.interrupted ? 130 : anyOk && !result.stoppedBecause ? 0 : 1;
@@ -218,6 +239,7 @@ async function resolveApi(
     // vLLM's legacy server and TGI serve one model and take no model name in the request.
     const model = opts.model ?? sim?.model ?? found.model ?? found.models[0] ?? (MODEL_OPTIONAL.has(found.api) ? 'served model' : undefined);
     if (!model) throw configError(`the server at ${baseUrl} lists no model`, 'pass --model NAME');
+    if (opts.model && !sim) await checkServedModel(opts.model, { baseUrl, engine: found.engine, apiKey: opts.apiKey, models: found.models });
     const version = found.version ? ` ${found.version}` : '';
     return {
       dialect: getDialect(found.api),
@@ -228,6 +250,7 @@ async function resolveApi(
   }
   const dialect = getDialect(opts.api);
   let model = opts.model ?? sim?.model;
+  if (opts.model && !sim) await checkServedModel(opts.model, { baseUrl, engine: opts.api, apiKey: opts.apiKey });
   if (!model) {
     const models = await listModels(baseUrl, opts.apiKey).catch((err: unknown) => {
       if (err instanceof InferbenchError && err.code === 'E_CONNECT') throw err;
@@ -244,12 +267,14 @@ async function resolveApi(
  * will not get better at the next rate: stop there with what to do.
  */
 function hopelessReason(s: StageSummary, api: string, url: string): string | undefined {
+  // A row that stopped on a streak of fast failures with nothing to show: the next row would only repeat it.
+  if (s.stoppedEarly && s.requests.ok === 0) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request`;
   if (s.requests.ok > 0 || s.requests.errors === 0 || !s.firstError) return undefined;
   const codes = Object.keys(s.errorsByCode);
   if (codes.length !== 1) return undefined;
   const m = /^E_HTTP_STATUS: HTTP (\d+)/.exec(s.firstError);
   const status = m ? Number(m[1]) : undefined;
-  const first = s.firstError.replace(/^E_[A-Z_]+: /, '');
+  const first = shortError(s.firstError.replace(/^E_[A-Z_]+: /, ''));
   if (status === 401 || status === 403) return `every request was refused (${first}); pass the key with --api-key or OPENAI_API_KEY`;
   if (status === 404 || status === 405) return `the server has no ${api} endpoint at ${url} (${first}); check --target's path or pick another --api`;
   if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
@@ -260,14 +285,15 @@ function hopelessReason(s: StageSummary, api: string, url: string): string | und
   return undefined;
 }
 
-function windowRules(opts: RunOptions): string {
-  const parts = [
-    'window: each row covers its requests from first send to last completion',
-    opts.warmupSeconds ? `; requests sent in the first ${opts.warmupSeconds} s of a row are warm-up and excluded` : '',
-    opts.maxSeconds !== undefined
-      ? `; sending stops after ${opts.maxSeconds} s, requests in flight then get ${opts.drainSeconds} s to finish (later ones are cut and shown as cut, not as failures)`
-      : '',
-    '; percentiles over successful requests, failures shown beside them.',
-  ];
-  return parts.join('');
+/**
+ * A one-token request with a fresh prompt: its time to first token tells whether the server is back to idle.
+ * Items far past any row's ids keep it unique at its start.
+ */
+let probes = 0;
+async function probeTtft(target: HttpTarget, dialect: Dialect, model: string, workload: Workload): Promise<number | undefined> {
+  const item = workload.item(1_000_000_000 + probes++);
+  const request = { model, prompt: item.prompt, ...(item.messages ? { messages: item.messages } : {}), maxTokens: 1, forceLength: false, stream: true };
+  const ex = await target.send(dialect.buildRequest(request), dialect, request);
+  if (ex.error || ex.contentTimesMs.length === 0) return undefined;
+  return (ex.contentTimesMs[0] as number) - ex.sentAtMs;
 }

@@ -1,8 +1,9 @@
 import { configError } from '../core/errors.js';
 import { parseNumber, type Problems } from '../config/parse.js';
 import { loadCatalogFile } from '../sim/catalog/load-file.js';
+import { resolveSimEngine } from '../sim/create.js';
+import { kvCapacityWarning } from '../sim/limits.js';
 import { startSimServer } from '../sim/server/index.js';
-import type { SimEngineKind } from '../sim/wire/types.js';
 import { DEFAULT_SIM } from './defaults.js';
 
 export interface SimFlags {
@@ -36,7 +37,7 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   for (const file of flags.catalog ?? []) loadCatalogFile(file);
 
   const server = await startSimServer({
-    engine: flags.engine as SimEngineKind,
+    engine: flags.engine,
     model: flags.model,
     gpu: flags.gpu,
     gpus: gpus ?? DEFAULT_SIM.gpus,
@@ -49,6 +50,8 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
     ...(maxNumSeqs !== undefined ? { maxNumSeqs } : {}),
   });
   const d = server.description;
+  const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, maxNumSeqs: d.maxNumSeqs }));
+  if (warning) io.stderr.write(`${warning}\n`);
   io.stdout.write(
     `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +
       `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens, max ${d.maxNumSeqs} sequences; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +

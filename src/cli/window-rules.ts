@@ -16,7 +16,7 @@ export function describeWindowRules(opts: RunOptions): string {
     `each row is measured over its steady window: it opens once the load has run for one request latency${warm} — ` +
     'when the first request completes (closed loops), when a request sent after the first completion completes (open loops), ' +
     'or one such hop after the in-flight cap was found (throughput rows) ' +
-    `(requests sent before are ramp-up: saved, left out of the figures) and ${close}; ` +
+    `(what an open loop or throughput row sent before is ramp-up: saved, left out of the figures; a closed loop's first requests already ran at its N in flight and are measured) and ${close}; ` +
     'throughput = completions inside the window / its length (tokens counted as generated inside it), send rate = sends inside / length; ' +
     'latencies and percentiles over the requests sent inside the window, each followed to its end; ' +
     'throughput rows raise their in-flight cap ×4 from 16 during the ramp while the completion rate still grows 15% a step';

@@ -1,5 +1,5 @@
 import type { RunOptions } from '../config/run-options.js';
-import { configError } from '../core/errors.js';
+import { configError, isUserError } from '../core/errors.js';
 import type { ApiName } from '../dialects/types.js';
 import { createWorkload, type WorkloadSpec } from '../workload/create.js';
 import { loadHfTokenizer } from '../workload/hf-tokenizer.js';
@@ -17,6 +17,8 @@ export interface WorkloadSetup {
   tokenizer: Tokenizer;
   /** A line to print when counts are only approximate. */
   warning?: string;
+  /** A line saying how prompt lengths were made exact (the server's /tokenize by default). */
+  notice?: string;
   workload: Workload;
   /** Grid cells, built before the run so a bad setting fails before any request. */
   workloadFor: (promptTokens: number, outputTokens: number) => Workload;
@@ -32,21 +34,42 @@ export function lengthDists(opts: RunOptions): { prompt: LengthDist; output: Len
   };
 }
 
-async function chooseTokenizer(opts: RunOptions, target: { baseUrl: string; engine: string; model: string }): Promise<{ tokenizer: Tokenizer; warning?: string }> {
+type Target = { baseUrl: string; engine: string; model: string; api: ApiName };
+
+/**
+ * Without --tokenizer, a server with a /tokenize endpoint (the built-in simulator, vLLM, SGLang, TGI, llama.cpp)
+ * counts prompts itself: a few calibration requests before the first row make every synthetic prompt exactly its
+ * length in the server's tokenizer; prompts are then built locally, so nothing of this runs while requests are
+ * sent. Datasets keep the approximate default (their texts are fixed: the server would have to count each one).
+ * Where /tokenize is missing or unusable the run falls back to the approximate tokenizer and says why.
+ */
+export async function setupWorkload(opts: RunOptions, target: Target): Promise<WorkloadSetup> {
   const t = opts.workload.tokenizer;
-  if (t === undefined) return { tokenizer: await loadApproxTokenizer(), warning: APPROX_TOKENIZER_WARNING };
-  if (t !== 'server') return { tokenizer: await loadHfTokenizer(t) };
-  const api = TOKENIZE_API[target.engine.replace(/-legacy$/, '')];
-  if (!api) throw configError(`--tokenizer server: ${target.engine} has no /tokenize endpoint`, 'pass --tokenizer PATH/tokenizer.json');
-  return { tokenizer: await createServerTokenizer(target.baseUrl, api, opts.apiKey, { model: target.model }) };
+  const tokenizeApi = TOKENIZE_API[target.engine.replace(/-legacy$/, '')];
+  if (t === 'server') {
+    if (!tokenizeApi) throw configError(`--tokenizer server: ${target.engine} has no /tokenize endpoint`, 'pass --tokenizer PATH/tokenizer.json');
+    return buildWorkload(opts, target, await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model }));
+  }
+  if (t !== undefined && t !== 'approx') return buildWorkload(opts, target, await loadHfTokenizer(t));
+  const approx = async (why = ''): Promise<WorkloadSetup> => ({ ...(await buildWorkload(opts, target, await loadApproxTokenizer())), warning: APPROX_TOKENIZER_WARNING + why });
+  if (t === 'approx' || !tokenizeApi || opts.workload.data !== undefined) return approx();
+
+  const started = performance.now();
+  try {
+    const tokenizer = await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model });
+    const setup = await buildWorkload(opts, target, tokenizer);
+    const ms = performance.now() - started;
+    setup.notice = `prompt lengths: exact, calibrated against the server's /tokenize before the first row (${tokenizer.requests} requests, ${ms.toFixed(0)} ms); --tokenizer approx skips this`;
+    return setup;
+  } catch (err) {
+    // Only the server tokenizer's own failures fall back; a bad --prefix-tokens or file fails as before.
+    if (!isUserError(err) || !err.message.startsWith('--tokenizer server:')) throw err;
+    return approx(` (the server's /tokenize could not be used: ${err.message.replace(/^--tokenizer server: /, '')})`);
+  }
 }
 
 /** Tokenizer and workload for `run`: exact-length prompts, datasets, conversations or a trace. */
-export async function setupWorkload(
-  opts: RunOptions,
-  target: { baseUrl: string; engine: string; model: string; api: ApiName },
-): Promise<WorkloadSetup> {
-  const { tokenizer, warning } = await chooseTokenizer(opts, target);
+async function buildWorkload(opts: RunOptions, target: Target, tokenizer: Tokenizer): Promise<WorkloadSetup> {
   const deps = { tokenizer, seed: opts.seed };
   const chat = target.api === 'openai-chat';
   const w = opts.workload;
@@ -83,12 +106,7 @@ export async function setupWorkload(
       cells.set(`${input}/${out}`, await createWorkload(cell, deps));
     }
   }
-  return {
-    tokenizer,
-    ...(warning ? { warning } : {}),
-    workload,
-    workloadFor: (i, o) => cells.get(`${i}/${o}`) ?? workload,
-  };
+  return { tokenizer, workload, workloadFor: (i, o) => cells.get(`${i}/${o}`) ?? workload };
 }
 
 /** Lengths-only workloads for `predict` (the simulator needs token counts, not text). */

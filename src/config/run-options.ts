@@ -1,10 +1,11 @@
 import { configError } from '../core/errors.js';
 import type { ApiName } from '../dialects/types.js';
-import { PROFILE_NAMES, type ProfileName } from '../load/profiles.js';
+import { DEFAULT_GRID_LATENCY_REQUESTS, PROFILE_NAMES, type GridLatencyLoad, type ProfileName } from '../load/profiles.js';
 import type { ArrivalKind } from '../load/types.js';
 import type { Slo } from '../metrics/summary.js';
 import type { Timeouts } from '../transport/exchange.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
+import { reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
 import { parseChoice, parseJsonObject, parseNumber, parseNumberList, parseSlo, type Problems } from './parse.js';
 
 export const API_CHOICES = [
@@ -68,6 +69,10 @@ export interface RawRunFlags {
   /** False when --output-tokens holds commander's default rather than the user's value. */
   outputTokensExplicit?: boolean;
   numPromptsExplicit?: boolean;
+  /** False when these hold commander's defaults (see flag-conflicts.ts). Undefined: given when set. */
+  profileExplicit?: boolean;
+  arrivalExplicit?: boolean;
+  sweepRatesExplicit?: boolean;
   tokenizer?: string;
   promptDist?: string;
   outputDist?: string;
@@ -80,6 +85,8 @@ export interface RawRunFlags {
   thinkTime?: string;
   trace?: string;
   timeScale?: string;
+  gridLatencyLoad?: string;
+  idleWait?: string;
 }
 
 export interface RunOptions {
@@ -127,6 +134,10 @@ export interface RunOptions {
   /** What goes to requests.jsonl (summaries always use every request). */
   records: RecordPolicy;
   workload: WorkloadOptions;
+  /** Grid cells: how the latency columns are measured (`--grid-latency-load synchronous|rate:R`). */
+  gridLatencyLoad: GridLatencyLoad;
+  /** Before each row, wait at most this long for the server to be idle (`--idle-wait`). */
+  idleWaitSeconds: number;
 }
 
 /** How prompts are made (issue: workloads). Length strings are parsed by workload/lengths. */
@@ -153,21 +164,25 @@ export const DEFAULT_STAGE_SECONDS = 5;
 /** Simulated seconds per stage for `predict`, where time costs nothing. */
 export const DEFAULT_PREDICT_STAGE_SECONDS = 60;
 
-/** Validate every flag at once; throws one E_CONFIG error listing all problems. */
+/**
+ * Validate every flag at once; throws one E_CONFIG error listing all problems. `notices` receives one line per
+ * setting implied from the flags (e.g. `--rate` alone runs the constant profile), for the CLI to print.
+ */
 export function resolveRunOptions(
   raw: RawRunFlags,
   env: NodeJS.ProcessEnv = process.env,
   defaults: { stageSeconds: number } = { stageSeconds: DEFAULT_STAGE_SECONDS },
+  notices: string[] = [],
 ): RunOptions {
   const p: Problems = [];
-  const profile = parseChoice('--profile', raw.profile ?? 'sweep', PROFILE_NAMES, p) ?? 'sweep';
+  let profile = parseChoice('--profile', raw.profile ?? 'sweep', PROFILE_NAMES, p) ?? 'sweep';
   const api = parseChoice('--api', raw.api ?? 'auto', API_CHOICES, p) ?? 'auto';
   let target = raw.target;
   if (target !== undefined) {
     try {
       const u = new URL(target);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
-      target = u.toString().replace(/\/+$/, '');
+      target = stripV1Suffix(u, notices);
     } catch {
       p.push(`--target ${JSON.stringify(raw.target)} is not an http(s) URL; write it like --target http://127.0.0.1:8000`);
     }
@@ -193,6 +208,8 @@ export function resolveRunOptions(
     drainSeconds: parseNumber('--drain', raw.drain, p, { min: 0 }) ?? 30,
     progress: raw.progress !== false,
     records: { kind: 'full' },
+    gridLatencyLoad: parseGridLatencyLoad(raw.gridLatencyLoad, p),
+    idleWaitSeconds: parseNumber('--idle-wait', raw.idleWait, p, { min: 0 }) ?? 60,
     workload: { outputTokensGiven: raw.outputTokens !== undefined && raw.outputTokensExplicit !== false },
 
   };
@@ -218,8 +235,6 @@ export function resolveRunOptions(
   if ((w.prefixGroups !== undefined) !== (w.prefixTokens !== undefined) && w.prefixGroups !== undefined) {
     p.push('--prefix-groups needs --prefix-tokens, e.g. --prefix-tokens 256 --prefix-groups 4');
   }
-  if (w.trace && profile !== 'replay') p.push('--trace goes with --profile replay');
-  if (profile === 'replay' && !w.trace) p.push('--profile replay needs --trace FILE (JSONL with timestamp/input_length/output_length, or Azure CSV)');
   if (w.thinkTime && !w.turns) p.push('--think-time goes with --turns');
   if (w.timeScale !== undefined && !w.trace) p.push('--time-scale goes with --trace (to slow the simulator down, use inferbench sim --time-scale)');
   const set = <K extends keyof RunOptions>(key: K, value: RunOptions[K] | undefined): void => {
@@ -269,6 +284,20 @@ export function resolveRunOptions(
   if (total !== undefined) timeouts.totalMs = total;
   opts.timeouts = timeouts;
 
+  const explicit = {
+    profile: raw.profileExplicit ?? raw.profile !== undefined,
+    arrival: raw.arrivalExplicit ?? raw.arrival !== undefined,
+    sweepRates: raw.sweepRatesExplicit ?? raw.sweepRates !== undefined,
+  };
+  if (w.trace && !explicit.profile && !opts.rates && !opts.concurrencies) {
+    profile = 'replay';
+    notices.push('--trace without --profile: running the replay profile (requests at the trace\'s times)');
+  }
+  ({ profile, arrival: opts.arrival } = reconcileProfileFlags({ ...opts, profile }, explicit, p, notices));
+  opts.profile = profile;
+  if (w.trace && profile !== 'replay') p.push('--trace goes with --profile replay');
+  if (profile === 'replay' && !w.trace) p.push('--profile replay needs --trace FILE (JSONL with timestamp/input_length/output_length, or Azure CSV)');
+
   if ((profile === 'constant' || profile === 'poisson') && !opts.rates) {
     p.push(`--profile ${profile} needs --rate, e.g. --rate 1,2,4 (requests per second)`);
   }
@@ -286,4 +315,18 @@ export function resolveRunOptions(
     opts.maxSeconds = defaults.stageSeconds;
   }
   return opts;
+}
+
+/** `--grid-latency-load synchronous` (default) or `rate:R`, optionally `,N` requests: how a grid cell's latency columns are measured. */
+function parseGridLatencyLoad(raw: string | undefined, p: Problems): GridLatencyLoad {
+  const fallback: GridLatencyLoad = { kind: 'synchronous', requests: DEFAULT_GRID_LATENCY_REQUESTS };
+  if (raw === undefined) return fallback;
+  const m = /^(synchronous|rate:(\d+(?:\.\d+)?))(?:,(\d+))?$/.exec(raw.trim());
+  const rate = m?.[2] !== undefined ? Number(m[2]) : undefined;
+  const requests = m?.[3] !== undefined ? Number(m[3]) : DEFAULT_GRID_LATENCY_REQUESTS;
+  if (!m || (rate !== undefined && !(rate > 0)) || !(requests >= 1)) {
+    p.push(`--grid-latency-load ${JSON.stringify(raw)}: write synchronous or rate:R (requests per second), optionally ,N requests — e.g. --grid-latency-load rate:2,20`);
+    return fallback;
+  }
+  return rate !== undefined ? { kind: 'rate', rate, requests } : { kind: 'synchronous', requests };
 }

@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'E_STREAM_TRUNCATED' // stream ended without its final event
   | 'E_RESET' // connection closed or reset mid-response
   | 'E_EMPTY' // a successful reply that produced no output token
+  | 'E_ABORTED_BY_SERVER' // the server ended the generation as aborted (finish reason `abort`)
+  | 'E_FINISH_ERROR' // the server ended the generation with an error finish reason (`error`)
   | 'E_ABORTED' // cancelled because the run stopped
   | 'E_INTERNAL';
 

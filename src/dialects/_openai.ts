@@ -12,6 +12,7 @@ import {
   str,
   userMessages,
 } from './_shared.js';
+import { finishFailure } from './_finish.js';
 import type { FrameEvent, GenerationRequest, StreamParser } from './types.js';
 
 /**
@@ -73,8 +74,10 @@ export class OpenAiParser implements StreamParser {
     const usage = openAiUsage(v['usage']);
     if (usage !== undefined) ev.usage = usage;
     if (ev.finishReason !== undefined) this.finished = true;
+    const failed = finishFailure(ev.finishReason);
+    if (failed !== undefined) ev.error = failed;
     if (this.whole) ev.done = this.done = true;
-    return ev.text === undefined && ev.usage === undefined && ev.finishReason === undefined && !this.whole
+    return ev.text === undefined && ev.usage === undefined && ev.finishReason === undefined && ev.error === undefined && !this.whole
       ? null
       : ev;
   }

@@ -1,3 +1,4 @@
+import { htmlText, looksLikeHtml } from '../core/short-error.js';
 import type { FrameEvent, GenerationRequest, HttpRequestPlan, UsageInfo } from './types.js';
 
 export type Json = Record<string, unknown>;
@@ -16,6 +17,8 @@ export function parseObject(payload: string): Json | unknown[] | typeof NOT_JSON
 }
 
 export function parseErrorEvent(payload: string): FrameEvent {
+  // A web page where an API reply was expected (a file server, a proxy's error page): say so, by its title.
+  if (looksLikeHtml(payload)) return { error: { message: `the reply is an HTML page, not an API response: ${oneLine(htmlText(payload), 150)}`, type: 'parse' } };
   return { error: { message: `unparsable frame: ${oneLine(payload, 200)}`, type: 'parse' } };
 }
 
@@ -96,10 +99,14 @@ function codeType(v: unknown): string | undefined {
   return typeof v === 'number' || typeof v === 'string' ? String(v) : undefined;
 }
 
-/** Shared `errorMessage`: the documented message if the body is one of the known shapes, else the body. */
+/**
+ * Shared `errorMessage`: the documented message if the body is one of the known shapes, the visible text
+ * of an HTML page (title first), else the body — always one line.
+ */
 export function errorMessage(status: number, body: string): string {
   const trimmed = body.trim();
   if (trimmed === '') return `HTTP ${status} with an empty body`;
+  if (trimmed.startsWith('<') && looksLikeHtml(trimmed)) return oneLine(htmlText(trimmed));
   const v = parseObject(trimmed);
   const o = Array.isArray(v) ? v[0] : v;
   if (isObj(o)) {

@@ -13,6 +13,7 @@ import {
   parseObject,
   str,
 } from './_shared.js';
+import { finishFailure } from './_finish.js';
 import type { Dialect, FrameEvent, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
 
 /**
@@ -60,6 +61,8 @@ class LlamacppParser implements StreamParser {
       ev.done = true;
       const finish = finishOf(v);
       if (finish !== undefined) ev.finishReason = finish;
+      const failed = finishFailure(finish);
+      if (failed !== undefined) ev.error = failed;
       const out = predicted ?? this.predicted;
       ev.usage = { outputTokens: out, source: 'server-usage' };
       const prompt = count(v['tokens_evaluated']);

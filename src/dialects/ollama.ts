@@ -11,6 +11,7 @@ import {
   parseObject,
   str,
 } from './_shared.js';
+import { finishFailure } from './_finish.js';
 import type { Dialect, FrameEvent, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
 
 /**
@@ -59,6 +60,8 @@ class OllamaParser implements StreamParser {
       ev.done = true;
       const finish = normFinish(v['done_reason']);
       if (finish !== undefined) ev.finishReason = finish;
+      const failed = finishFailure(finish);
+      if (failed !== undefined) ev.error = failed;
       // omitempty: a missing eval_count means 0; a missing prompt_eval_count may be a cache under-count.
       ev.usage = { outputTokens: count(v['eval_count']) ?? 0, source: 'server-usage' };
       const prompt = count(v['prompt_eval_count']);

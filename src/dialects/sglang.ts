@@ -13,6 +13,7 @@ import {
   str,
   suffixAfter,
 } from './_shared.js';
+import { finishFailure } from './_finish.js';
 import type { Dialect, FrameEvent, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
 
 /**
@@ -83,16 +84,15 @@ export class MetaInfoParser implements StreamParser {
       if (prompt !== undefined) ev.usage.promptTokens = prompt;
       if (cached !== undefined) ev.usage.cachedTokens = cached;
     }
+    // SGLang and lmdeploy ≥0.11 send {type, message?, status_code?}; older builds a bare word.
     const fr = meta['finish_reason'];
-    if (isObj(fr)) {
-      const finish = normFinish(fr['type']);
-      if (finish !== undefined) ev.finishReason = finish;
-      if (fr['type'] === 'abort') ev.error = { message: str(fr['message']) ?? 'aborted', type: 'abort' };
-    } else {
-      const finish = normFinish(fr);
-      if (finish !== undefined) ev.finishReason = finish;
+    const finish = normFinish(isObj(fr) ? fr['type'] : fr);
+    if (finish !== undefined) {
+      ev.finishReason = finish;
+      this.finished = true;
+      const failed = finishFailure(finish, isObj(fr) ? abortDetail(fr) : undefined);
+      if (failed !== undefined) ev.error = failed;
     }
-    if (ev.finishReason !== undefined) this.finished = true;
     if (this.whole) ev.done = this.done = true;
     return ev;
   }
@@ -112,4 +112,12 @@ export class MetaInfoParser implements StreamParser {
   end(): FrameEvent | null {
     return this.finished && !this.done ? { done: true } : null;
   }
+}
+
+/** SGLang's abort object: `message` plus the HTTP-like `status_code` it would have answered with. */
+function abortDetail(fr: Json): string | undefined {
+  const message = str(fr['message']);
+  const status = count(fr['status_code']);
+  if (message === undefined) return status === undefined ? undefined : `status ${status}`;
+  return status === undefined ? message : `${message} (status ${status})`;
 }

@@ -13,6 +13,7 @@ import {
   parseObject,
   str,
 } from './_shared.js';
+import { finishFailure } from './_finish.js';
 import type { Dialect, FrameEvent, GenerationRequest, HttpRequestPlan, StreamParser } from './types.js';
 
 /**
@@ -58,6 +59,8 @@ class TgiParser implements StreamParser {
       if (isObj(details)) {
         const finish = normFinish(details['finish_reason']);
         if (finish !== undefined) ev.finishReason = finish;
+        const failed = finishFailure(finish);
+        if (failed !== undefined) ev.error = failed;
         const out = count(details['generated_tokens']);
         const prompt = count(details['input_length']);
         if (out !== undefined) {

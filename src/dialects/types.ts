@@ -2,6 +2,7 @@
  * The dialect contract: pure request building and frame parsing for one HTTP API.
  * No I/O here; transport/ splits the body into payloads and stamps times, a dialect only interprets them.
  */
+import type { ErrorCode } from '../core/errors.js';
 
 export type ApiName =
   | 'openai-chat'
@@ -70,9 +71,16 @@ export interface FrameEvent {
   finishReason?: string;
   /** The final event of the response: nothing more is expected. */
   done?: boolean;
-  /** An error reported inside the stream (HTTP 200). Always counts as a failed request. */
-  error?: { message: string; type?: string };
+  /**
+   * An error reported inside the stream (HTTP 200). Always counts as a failed request. `code` is set when
+   * the failure has a code of its own (an aborted or errored finish, see _finish.ts `finishFailure`);
+   * otherwise the transport files it as E_STREAM_PARSE (type 'parse') or E_STREAM_ERROR.
+   */
+  error?: { message: string; type?: string; code?: FinishFailureCode };
 }
+
+/** Codes for a generation the server itself ended abnormally (design: failures are failures). */
+export type FinishFailureCode = Extract<ErrorCode, 'E_ABORTED_BY_SERVER' | 'E_FINISH_ERROR'>;
 
 /** Per-request parsing state (cumulative-text formats need to remember what was already seen). */
 export interface StreamParser {

@@ -149,6 +149,8 @@ export async function runStageRealtime(
         queuedMs = realClock.now() - Math.max(waitStart, target);
       }
       if (stopped()) break;
+      // A burst schedules everything at the row's start: all the time before a request goes is waiting for a slot.
+      if (spec.kind === 'burst') queuedMs = realClock.now() - target;
       void launch(target, Math.max(0, queuedMs));
     }
   }

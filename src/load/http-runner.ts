@@ -60,6 +60,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       item,
       ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
       interrupted: opts.signal?.aborted === true,
+      streamed: opts.stream,
     });
     return { record, replyText: item.conversation ? ex.textParts.join('') : '' };
   };

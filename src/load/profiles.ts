@@ -49,6 +49,7 @@ export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opt
     ...(limits.maxRequests !== undefined ? { measureRequests: limits.maxRequests } : {}),
     warmupMs: (limits.warmupSeconds ?? 0) * 1000,
     rampHops: kind === 'closed' ? 1 : 2,
+    measureRamp: kind === 'closed',
     minSamples: DEFAULT_MIN_SAMPLES,
     extendFactor: DEFAULT_EXTEND_FACTOR,
     // Room for a slow first completion; throughput rows also search their cap in the ramp.

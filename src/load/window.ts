@@ -9,7 +9,8 @@
  *    Open loops fill up over a latency whose length grows with the load: their ramp ends when a request sent
  *    after the first completion completes (two hops; by then the requests in flight are those of the load the
  *    row promises). Throughput rows first search their in-flight cap (below), then wait one hop at that cap.
- *    Requests sent in the ramp are kept on disk and left out of the figures.
+ *    Requests an open loop or a throughput row sends in the ramp are kept on disk and left out of the figures;
+ *    a closed loop's are measured (they ran under the promised N in flight), only its rates wait for the window.
  *  - window: requests sent now are measured. It lasts `--max-seconds` (time-limited rows), kept open longer —
  *    up to `extendFactor` × that — until at least `minSamples` requests were sent in it and it is at least one
  *    mean request latency long; or until
@@ -39,6 +40,11 @@ export interface WindowRules {
   rampLimitMs: number;
   /** Hops of ramp-up: 1 = until the first completion (closed loops), 2 = one more request latency (open loops, bursts). */
   rampHops: 1 | 2;
+  /**
+   * Closed loops hold their N requests in flight from the first send, so what they send during the ramp is under
+   * the promised load already: it is measured (and counts towards --max-requests); only the rates wait for the window.
+   */
+  measureRamp: boolean;
   /** Adaptive in-flight cap (throughput rows without --max-concurrency). */
   adaptiveCap?: { start: number; max: number; growth: number; minGain: number };
   /** Stop the row after this many failures in a row, each faster than fastFailureMs (a server that refuses everything). */
@@ -108,9 +114,9 @@ export class SteadyWindow {
   /** Whether a request sent at `now` is measured (false: ramp-up). Call just before sending. */
   onSend(now: number): boolean {
     this.tick(now);
-    if (this.phase !== 'window') return false;
-    this.sentInWindow++;
-    return true;
+    const measured = this.phase === 'window' || (this.phase === 'ramp' && this.rules?.measureRamp === true);
+    if (measured) this.sentInWindow++;
+    return measured;
   }
 
   /** Sending may go on at `now`. */

@@ -15,11 +15,17 @@ export interface RecordContext {
   tokenizer?: Tokenizer;
   /** The run was stopped while this request was in flight. */
   interrupted?: boolean;
+  /**
+   * False for a non-streamed reply (--no-stream): the whole text arrives at once, so neither the time to
+   * the first token nor the gaps between tokens were observed. Absent = streamed.
+   */
+  streamed?: boolean;
 }
 
 /** Turn one observed exchange into a record with every derived per-request metric (design.md §2). */
 export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   const { item } = ctx;
+  const streamed = ctx.streamed !== false;
   const times = ex.contentTimesMs;
   const firstTokenAtMs = times[0];
   const lastTokenAtMs = times[times.length - 1];
@@ -42,8 +48,8 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   const serverPrompt = ex.usage?.promptTokens;
   const promptTokens = serverPrompt ?? item.promptTokens;
 
-  const chunkGapsMs: number[] = new Array(Math.max(0, times.length - 1));
-  for (let i = 1; i < times.length; i++) chunkGapsMs[i - 1] = (times[i] as number) - (times[i - 1] as number);
+  const chunkGapsMs: number[] = new Array(streamed ? Math.max(0, times.length - 1) : 0);
+  if (streamed) for (let i = 1; i < times.length; i++) chunkGapsMs[i - 1] = (times[i] as number) - (times[i - 1] as number);
 
   let status: RequestRecord['status'] = 'ok';
   let error = ex.error;
@@ -82,21 +88,41 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   }
   if (ex.finishReason !== undefined) record.finishReason = ex.finishReason;
   if (ex.serverRequestId !== undefined) record.serverRequestId = ex.serverRequestId;
+  if (ex.retries) record.retries = ex.retries;
+  if (ex.dispatchedAtMs !== undefined) record.connectWaitMs = Math.max(0, ex.sentAtMs - ex.dispatchedAtMs);
   if (error) record.error = error;
   if (firstTokenAtMs !== undefined && lastTokenAtMs !== undefined) {
     record.firstTokenAtMs = firstTokenAtMs;
     record.lastTokenAtMs = lastTokenAtMs;
-    record.ttftMs = firstTokenAtMs - ex.sentAtMs;
+    // A non-streamed body arrives whole: its arrival is the end of the request, not a first token.
+    if (streamed) record.ttftMs = firstTokenAtMs - ex.sentAtMs;
   }
   if (status === 'ok') {
     const e2e = ex.endAtMs - ex.sentAtMs;
     record.e2eMs = e2e;
     record.queuedE2eMs = ex.endAtMs - ctx.scheduledAtMs;
-    if (outputTokens > 1 && firstTokenAtMs !== undefined && lastTokenAtMs !== undefined) {
+    // ITL needs two tokens seen apart: one token, a non-streamed body or a stream that delivered every
+    // token in one chunk has no gap to measure (undefined, never a made-up 0 or NaN).
+    if (streamed && outputTokens > 1 && times.length > 1 && firstTokenAtMs !== undefined && lastTokenAtMs !== undefined) {
       record.itlMs = (lastTokenAtMs - firstTokenAtMs) / (outputTokens - 1);
     }
     record.latencyPerTokenMs = e2e / (promptTokens + outputTokens);
     record.latencyPerOutputTokenMs = e2e / outputTokens;
   }
   return record;
+}
+
+/**
+ * A request is good when every SLO criterion that was measured for it holds. An unmeasured value (no ITL
+ * for a one-token reply, no TTFT for a non-streamed one) neither passes nor fails its criterion; a request
+ * with no measured criterion at all cannot be called good.
+ */
+export function meetsRequestSlo(r: Pick<RequestRecord, 'ttftMs' | 'itlMs' | 'e2eMs'>, slo: { ttftMs?: number; itlMs?: number; e2eMs?: number }): boolean {
+  let measured = 0;
+  for (const [limit, value] of [[slo.ttftMs, r.ttftMs], [slo.itlMs, r.itlMs], [slo.e2eMs, r.e2eMs]] as const) {
+    if (limit === undefined || value === undefined || !Number.isFinite(value)) continue;
+    if (value > limit) return false;
+    measured++;
+  }
+  return measured > 0;
 }

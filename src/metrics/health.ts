@@ -3,8 +3,13 @@ import type { StageSummary } from './summary.js';
 
 /** The client's own health over a run: is the number measured the server's, or the client's limit? */
 export interface ClientHealth {
-  /** Send time minus target time, less any wait for a concurrency slot: the client's own lateness. */
+  /** Send time minus target time, less any wait for a concurrency slot or a connection: the client's own lateness. */
   dispatchLagP99Ms: number;
+  /**
+   * Time spent opening connections before sending (p99 over non-burst rows): the network's and the server's
+   * time, e.g. a new connection per request to a server that closes each one after its reply. Not client lag.
+   */
+  connectWaitP99Ms: number;
   eventLoopDelayP99Ms: number;
   /** Client CPU time / wall time (1 = one core fully busy). */
   clientCpuShare: number;
@@ -28,7 +33,9 @@ export class HealthMonitor {
     const share = wallMs > 0 ? (cpu.user + cpu.system) / 1000 / wallMs : 0;
     // Waiting for a concurrency slot is queueing the user asked for, and a burst sends everything "at
     // once" only as fast as requests can be written: neither is the client falling behind a schedule.
-    const lag = Math.max(0, ...stages.filter((s) => s.kind !== 'burst').map((s) => s.metrics.timerLagMs?.p99 ?? 0));
+    const paced = stages.filter((s) => s.kind !== 'burst');
+    const lag = Math.max(0, ...paced.map((s) => s.metrics.timerLagMs?.p99 ?? 0));
+    const connectWait = Math.max(0, ...paced.map((s) => s.metrics.connectWaitMs?.p99 ?? 0));
     // The histogram is in ns and includes the sampling resolution itself.
     const loopP99 = this.loop.count > 0 ? Math.max(0, this.loop.percentile(99) / 1e6 - 5) : 0;
     const reasons: string[] = [];
@@ -37,6 +44,7 @@ export class HealthMonitor {
     if (share > 0.9) reasons.push(`client CPU ${(share * 100).toFixed(0)}% of a core`);
     const health: ClientHealth = {
       dispatchLagP99Ms: lag,
+      connectWaitP99Ms: connectWait,
       eventLoopDelayP99Ms: loopP99,
       clientCpuShare: share,
       clientLimited: reasons.length > 0,
@@ -49,6 +57,8 @@ export class HealthMonitor {
 }
 
 export function healthLine(h: ClientHealth): string {
-  const base = `client health: dispatch lag p99 ${h.dispatchLagP99Ms.toFixed(2)} ms, event-loop delay p99 ${h.eventLoopDelayP99Ms.toFixed(2)} ms, client CPU ${(h.clientCpuShare * 100).toFixed(0)}%`;
+  // Summaries written before connectWaitP99Ms existed lack it.
+  const connect = (h.connectWaitP99Ms ?? 0) >= 1 ? `, connection setup p99 ${h.connectWaitP99Ms.toFixed(2)} ms (not client lag)` : '';
+  const base = `client health: dispatch lag p99 ${h.dispatchLagP99Ms.toFixed(2)} ms, event-loop delay p99 ${h.eventLoopDelayP99Ms.toFixed(2)} ms, client CPU ${(h.clientCpuShare * 100).toFixed(0)}%${connect}`;
   return h.warning ? `${base}\nWARNING: ${h.warning}` : base;
 }

@@ -19,6 +19,11 @@ export interface RequestRecord {
   dispatchLagMs: number;
   /** Part of dispatchLagMs spent waiting for a client concurrency slot (the rest is the client's timer lag). */
   clientQueueMs: number;
+  /**
+   * Part of dispatchLagMs spent between handing the request to the connection pool and writing it: opening a
+   * connection (every request, for a server that closes connections after each reply), or a failed connect.
+   */
+  connectWaitMs?: number;
   headersAtMs?: number;
   firstTokenAtMs?: number;
   lastTokenAtMs?: number;
@@ -52,6 +57,8 @@ export interface RequestRecord {
   finishReason?: string;
   /** The server's id for the request (x-sim-request-id / x-request-id), for joining with server traces. */
   serverRequestId?: string;
+  /** Sent again on a fresh connection because the server had closed the reused one before reading it (sentAtMs is the retry's). */
+  retries?: number;
 
   error?: { code: ErrorCode; message: string; httpStatus?: number };
 }

@@ -1,8 +1,8 @@
 import type { StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
-import { gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
+import { type GridCell, gridCells, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import { renderCsv, renderMarkdown, type Table } from './table.js';
-import { interpolateAt, sloText, type Verdict, type VerdictOptions } from './verdict.js';
+import { interpolateAt, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
 
 /** One run's table under its heading, as the seeds stack them. */
 export interface CompareSection {
@@ -15,20 +15,27 @@ export interface CompareSection {
 const delta = (a: number | undefined, b: number | undefined): string =>
   a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? '—' : `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)}%`;
 
-/** Seed 004: a grid table per run, stacked, with deltas against the first run cell by cell. */
+/** Seed 004: a grid table per run, stacked, with deltas against the first run cell by cell (its burst, its latency pass). */
 function gridSections(runs: readonly StoredRun[], names: readonly string[]): CompareSection[] {
-  const first = new Map((runs[0]?.summary.stages ?? []).filter((s) => s.requests.ok > 0).map((s) => [s.label, s] as const));
+  const key = (c: GridCell): string => `${c.input}/${c.output}`;
+  const first = new Map(gridCells(runs[0]?.summary.stages ?? []).map((c) => [key(c), c] as const));
+  const usable = (s: StageSummary | undefined): StageSummary | undefined => (s && s.requests.ok > 0 ? s : undefined);
+  const latencyOf = (c: GridCell | undefined): StageSummary | undefined => usable(c?.latency) ?? usable(c?.throughput);
   return runs.map((run, i) => {
     const table = gridTable(run.summary.stages);
     if (i > 0) {
       table.headers.push('Δ req/s vs 1st', 'Δ output tok/s vs 1st', 'Δ latency per output token vs 1st');
-      run.summary.stages.forEach((s, r) => {
-        const b = first.get(s.label);
-        const ok = s.requests.ok > 0;
+      // gridTable has one row per cell, in gridCells order.
+      gridCells(run.summary.stages).forEach((c, r) => {
+        const b = first.get(key(c));
+        const t = usable(c.throughput);
+        const bt = usable(b?.throughput);
+        const l = latencyOf(c);
+        const bl = latencyOf(b);
         table.rows[r]?.push(
-          ok ? delta(s.requestThroughput, b?.requestThroughput) : '—',
-          ok ? delta(s.outputTokenThroughput, b?.outputTokenThroughput) : '—',
-          ok ? delta(s.metrics.latencyPerOutputTokenMs?.mean, b?.metrics.latencyPerOutputTokenMs?.mean) : '—',
+          t ? delta(t.requestThroughput, bt?.requestThroughput) : '—',
+          t ? delta(t.outputTokenThroughput, bt?.outputTokenThroughput) : '—',
+          l ? delta(l.metrics.latencyPerOutputTokenMs?.mean, bl?.metrics.latencyPerOutputTokenMs?.mean) : '—',
         );
       });
     }
@@ -67,12 +74,15 @@ export function renderCompareMarkdown(sections: readonly CompareSection[], verdi
   const runs = sections.map((s) => s.run);
   const models = [...new Set(runs.map((r) => r.summary.context.model))];
   const out: string[] = [];
+  // Runs compared although they differ (--allow-mismatch): say so before any figure, in bold.
+  const warnings = mismatchWarning(opts);
+  for (const w of warnings) out.push(`**${w}**`, '');
   if (runs[0]?.summary.layout === 'grid') out.push(`# ${models.join(' vs ')}`, '');
   for (const s of sections) out.push(s.heading, '', renderMarkdown(s.table), '');
   if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) out.push('\\* completed under 90% of the target rate: the server could not keep up.', '');
   out.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).', '');
   out.push(`## Verdict at matched load${opts.slo ? ` (SLO: ${sloText(opts.slo)}, no failed request)` : ''}`, '', renderMarkdown(verdict.table), '');
-  for (const line of verdict.lines) out.push(`- ${line}`);
+  for (const line of verdict.lines) if (!warnings.includes(line)) out.push(`- ${line}`);
   if (opts.gpuHourPrice === undefined) out.push('- Add --gpu-hour-price USD for the cost per 1M output tokens.');
   return `${out.join('\n')}\n`;
 }

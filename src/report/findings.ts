@@ -37,16 +37,21 @@ export function findingLines(stages: readonly StageSummary[]): string[] {
         `${s.label}: TTFT first turn mean ${f(m.ttftFirstTurnMs.mean)} ms (p99 ${f(m.ttftFirstTurnMs.p99)}), later turns mean ${f(m.ttftLaterTurnMs.mean)} ms (p99 ${f(m.ttftLaterTurnMs.p99)})`,
       );
     }
-    if (m.cachedTokens && m.cachedTokens.count > 0) {
+    // Unintended hits are said louder by the row notes (‡); a server that reports zeros has nothing to say.
+    if (m.cachedTokens && m.cachedTokens.count > 0 && m.cachedTokens.mean > 0 && !s.unintendedCache) {
       out.push(`${s.label}: the server reported cached prompt tokens on ${m.cachedTokens.count} requests, mean ${f(m.cachedTokens.mean)} per request`);
     }
     if (s.label.startsWith('replay') && m.timerLagMs) {
       out.push(`${s.label}: replay lag (send − trace time) p50 ${f(m.timerLagMs.median, 2)} ms, p99 ${f(m.timerLagMs.p99, 2)} ms, max ${f(m.timerLagMs.max, 2)} ms`);
     }
     if (s.goodput) {
-      const slo = Object.entries(s.goodput.slo).map(([k, v]) => `${k.replace(/Ms$/, '')} ≤ ${v} ms`).join(', ');
+      // A limit on a figure the row never measured (TTFT/ITL of non-streamed or one-token replies) is not checked.
+      const limits = Object.entries(s.goodput.slo).filter(([, v]) => v !== undefined);
+      const unmeasured = limits.filter(([k]) => !m[k as keyof typeof m]).map(([k]) => k.replace(/Ms$/, ''));
+      const slo = limits.filter(([k]) => m[k as keyof typeof m]).map(([k, v]) => `${k.replace(/Ms$/, '')} ≤ ${v} ms`).join(', ');
       const share = s.requests.total > 0 ? (100 * s.goodput.good) / s.requests.total : 0;
-      out.push(`${s.label}: goodput ${f(s.goodput.requestsPerS, 2)} req/s (${s.goodput.good} of ${s.requests.total} requests, ${share.toFixed(0)}%, met ${slo})`);
+      if (slo === '') out.push(`${s.label}: goodput not measured (${unmeasured.join(', ')} not measured for these requests)`);
+      else out.push(`${s.label}: goodput ${f(s.goodput.requestsPerS, 2)} req/s (${s.goodput.good} of ${s.requests.total} requests, ${share.toFixed(0)}%, met ${slo}${unmeasured.length ? `; ${unmeasured.join(', ')} not measured, not checked` : ''})`);
     }
   }
   return out;

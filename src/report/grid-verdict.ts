@@ -1,41 +1,65 @@
 import type { StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
-import { costPerMillion, meetsSlo, sloText, type Verdict, type VerdictOptions } from './verdict.js';
+import { gridCells } from './layouts.js';
+import { costPerMillion, meetsSlo, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
 
 const f = (n: number | undefined, d = 2): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
+const ok = (s: StageSummary | undefined): s is StageSummary => s !== undefined && s.requests.ok > 0;
+const top = (rows: readonly StageSummary[]): StageSummary | undefined =>
+  rows.reduce<StageSummary | undefined>((b, s) => (!b || s.outputTokenThroughput > b.outputTokenThroughput ? s : b), undefined);
+
+/** A run's cells by "input/output": throughput from the cell's burst, latency from its low-load pass (or the burst). */
+function cellsOf(run: StoredRun): Map<string, { key: string; throughput?: StageSummary; latency?: StageSummary; stages: StageSummary[] }> {
+  return new Map(
+    gridCells(run.summary.stages).map((c) => {
+      const key = `${c.input}/${c.output}`;
+      const stages = [c.throughput, c.latency].filter(ok);
+      const latency = ok(c.latency) ? c.latency : ok(c.throughput) ? c.throughput : undefined;
+      return [key, { key, ...(ok(c.throughput) ? { throughput: c.throughput } : {}), ...(latency ? { latency } : {}), stages }] as const;
+    }),
+  );
+}
+
 /**
  * Grids have no offered rate to match: the matched load is the input/output cell. Compare over the cells
- * every run completed, count cell wins, and price the best cell.
+ * every run completed, count cell wins, and price the best cell (with an SLO: the busiest measured load of
+ * any cell that met it — the cell's burst if it did, else its low-load pass).
  */
 export function computeGridVerdict(runs: readonly StoredRun[], names: readonly string[], opts: VerdictOptions): Verdict {
-  const okCells = runs.map((r) => new Map(r.summary.stages.filter((s) => s.requests.ok > 0).map((s) => [s.label, s] as const)));
-  const common = [...(okCells[0]?.keys() ?? [])].filter((label) => okCells.every((m) => m.has(label)));
-  const cell = (i: number, label: string): StageSummary => okCells[i]?.get(label) as StageSummary;
+  const cellMaps = runs.map(cellsOf);
+  const common = [...(cellMaps[0]?.keys() ?? [])].filter((k) => cellMaps.every((m) => m.get(k)?.throughput !== undefined));
+  const tokAt = (i: number, k: string): number => cellMaps[i]?.get(k)?.throughput?.outputTokenThroughput ?? Number.NaN;
 
   const per = runs.map((run, i) => {
-    const stages = [...(okCells[i]?.values() ?? [])];
-    const best = stages.reduce<StageSummary | undefined>((b, s) => (!b || s.outputTokenThroughput > b.outputTokenThroughput ? s : b), undefined);
-    const tok = common.map((l) => cell(i, l).outputTokenThroughput);
-    const lat = common.map((l) => cell(i, l).metrics.latencyPerOutputTokenMs?.mean ?? Number.NaN);
-    const wins = common.filter((l) => runs.every((_, j) => cell(i, l).outputTokenThroughput >= cell(j, l).outputTokenThroughput)).length;
-    const slo = opts.slo ? stages.filter((s) => meetsSlo(s, opts.slo ?? {})).length : undefined;
-    const cost = opts.gpuHourPrice !== undefined && best ? costPerMillion(opts.gpuHourPrice, run.summary.context.gpus ?? 1, best.outputTokenThroughput) : undefined;
-    return { series: names[i] ?? run.id, best, meanTok: tok.length ? mean(tok) : Number.NaN, meanLat: lat.length ? mean(lat) : Number.NaN, wins, slo, cells: stages.length, cost };
+    const cells = [...(cellMaps[i]?.values() ?? [])].filter((c) => c.stages.length > 0);
+    const best = top(cells.flatMap((c) => (c.throughput ? [c.throughput] : [])));
+    const tok = common.map((k) => tokAt(i, k));
+    const lat = common.map((k) => cellMaps[i]?.get(k)?.latency?.metrics.latencyPerOutputTokenMs?.mean ?? Number.NaN);
+    const wins = common.filter((k) => runs.every((_, j) => tokAt(i, k) >= tokAt(j, k))).length;
+    const meeting = opts.slo ? cells.flatMap((c) => c.stages.filter((s) => meetsSlo(s, opts.slo ?? {}))) : undefined;
+    const slo = opts.slo ? cells.filter((c) => c.stages.some((s) => meetsSlo(s, opts.slo ?? {}))).length : undefined;
+    // With an SLO, price the busiest load that met it: a load the server serves too slowly is not on offer.
+    const costCell = meeting ? top(meeting) : best;
+    const cost = opts.gpuHourPrice !== undefined && costCell ? costPerMillion(opts.gpuHourPrice, run.summary.context.gpus ?? 1, costCell.outputTokenThroughput) : undefined;
+    return { series: names[i] ?? run.id, best, costCell, meanTok: tok.length ? mean(tok) : Number.NaN, meanLat: lat.length ? mean(lat) : Number.NaN, wins, slo, cells: cells.length, cost };
   });
 
   const headers = ['Run', 'Best output tok/s (cell)', `Mean output tok/s over ${common.length} common cells`, 'Mean latency per output token (ms)', 'Cells with most output tok/s'];
   if (opts.slo) headers.push(`Cells meeting SLO`);
-  if (opts.gpuHourPrice !== undefined) headers.push(`$ per 1M output tokens, best cell (at $${opts.gpuHourPrice}/GPU-hour)`);
+  if (opts.gpuHourPrice !== undefined) headers.push(`$ per 1M output tokens, best cell${opts.slo ? ' meeting the SLO' : ''} (at $${opts.gpuHourPrice}/GPU-hour)`);
   const rows = per.map((p, i) => {
     const row = [p.series, p.best ? `${f(p.best.outputTokenThroughput)} (${p.best.label})` : 'no request completed', f(p.meanTok), f(p.meanLat), `${p.wins}/${common.length}`];
     if (opts.slo) row.push(`${p.slo}/${p.cells}`);
-    if (opts.gpuHourPrice !== undefined) row.push(p.cost !== undefined ? `$${f(p.cost, 3)} (${runs[i]?.summary.context.gpus ?? 1} GPU)` : '—');
+    if (opts.gpuHourPrice !== undefined) {
+      const where = opts.slo && p.costCell ? `, ${p.costCell.label}` : '';
+      row.push(p.cost !== undefined ? `$${f(p.cost, 3)} (${runs[i]?.summary.context.gpus ?? 1} GPU${where})` : opts.slo ? '— (no cell met the SLO)' : '—');
+    }
     return row;
   });
 
-  const lines: string[] = [];
+  const lines: string[] = mismatchWarning(opts);
   const ranked = per.filter((p) => Number.isFinite(p.meanTok)).sort((a, b) => b.meanTok - a.meanTok);
   const [a, b] = ranked;
   if (a && b) {
@@ -54,6 +78,6 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
     else if (s1) lines.push(`Most cells within the SLO (${sloText(opts.slo)}): ${s1.series} (${s1.slo}/${s1.cells}).`);
   }
   const cheap = per.filter((p) => p.cost !== undefined).sort((x, y) => (x.cost as number) - (y.cost as number));
-  if (cheap[0] && cheap[1]) lines.push(`Cheapest per output token (best cell): ${cheap[0].series} at $${f(cheap[0].cost, 3)} per 1M (vs $${f(cheap[1].cost, 3)}).`);
+  if (cheap[0] && cheap[1]) lines.push(`Cheapest per output token (best cell${opts.slo ? ' meeting the SLO' : ''}): ${cheap[0].series} at $${f(cheap[0].cost, 3)} per 1M (vs $${f(cheap[1].cost, 3)}).`);
   return { runs: per.map((p) => ({ series: p.series })), table: { headers, rows }, lines };
 }

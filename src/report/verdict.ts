@@ -1,5 +1,6 @@
 import type { Slo, StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
+import { saturationOf } from './saturation.js';
 import type { Table } from './table.js';
 
 export interface Point {
@@ -23,15 +24,24 @@ const okRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter((s)
 /** Rows at a steady offered load: a burst ("throughput") row has no rate to match. */
 const loadRows = (run: StoredRun): StageSummary[] => okRows(run).filter((s) => s.kind !== 'burst');
 
-/** A row meets the SLO when every given limit holds at p99 and no request failed. */
+/**
+ * A row meets the SLO when nothing failed and every given limit that was measured holds at p99. A figure
+ * the row could not measure (no ITL for one-token replies, no TTFT without streaming) neither passes nor
+ * fails; a row with no measured limit at all does not meet the SLO.
+ */
 export function meetsSlo(s: StageSummary, slo: Slo): boolean {
-  const within = (limit: number | undefined, p99: number | undefined): boolean => limit === undefined || (p99 !== undefined && p99 <= limit);
-  return (
-    s.requests.errors === 0 &&
-    within(slo.ttftMs, s.metrics.ttftMs?.p99) &&
-    within(slo.itlMs, s.metrics.itlMs?.p99) &&
-    within(slo.e2eMs, s.metrics.e2eMs?.p99)
-  );
+  if (s.requests.errors !== 0) return false;
+  let measured = 0;
+  for (const [limit, p99] of [
+    [slo.ttftMs, s.metrics.ttftMs?.p99],
+    [slo.itlMs, s.metrics.itlMs?.p99],
+    [slo.e2eMs, s.metrics.e2eMs?.p99],
+  ] as const) {
+    if (limit === undefined || p99 === undefined || !Number.isFinite(p99)) continue;
+    if (p99 > limit) return false;
+    measured++;
+  }
+  return measured > 0;
 }
 
 export function sloText(slo: Slo): string {
@@ -50,15 +60,27 @@ export function costPerMillion(pricePerGpuHour: number, gpus: number, outputToke
 export interface VerdictOptions {
   slo?: Slo;
   gpuHourPrice?: number;
+  /** How the runs differ where they should not (compare --allow-mismatch): printed as a WARNING first. */
+  mismatches?: string[];
 }
+
+/** Where a run's cost was read: the highest load meeting the SLO, its saturation, or (never saturated) its peak. */
+export type CostBasis = 'slo' | 'saturation' | 'peak';
 
 export interface RunVerdict {
   series: string;
+  /** The highest output rate over the run's rows. A capacity only when `saturated`. */
+  peak?: { tokensPerS: number; row: string };
+  saturated?: boolean;
+  /** Why the run counts as saturated, or why it cannot be told (saturation.ts). */
+  saturationEvidence?: string;
+  /** The peak, present only when the run saturated. */
   saturation?: { tokensPerS: number; row: string };
   sloRate?: { requestsPerS: number; row: string } | null;
   ttftAtCommon?: number;
   itlAtCommon?: number;
   costPerMillion?: number;
+  costAt?: { basis: CostBasis; row: string };
 }
 
 export interface Verdict {
@@ -72,6 +94,14 @@ export interface Verdict {
 
 const f = (n: number | undefined, d = 2): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
 const pct = (a: number, b: number): string => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)}%`;
+const highest = (rows: readonly StageSummary[], by: (s: StageSummary) => number): StageSummary | undefined =>
+  rows.reduce<StageSummary | undefined>((b, s) => (!b || by(s) > by(b) ? s : b), undefined);
+
+/** The warning line for runs compared although they differ (empty when they do not). */
+export function mismatchWarning(opts: VerdictOptions): string[] {
+  const m = opts.mismatches ?? [];
+  return m.length ? [`WARNING: these runs differ in ${m.join('; ')} — the figures below do not compare like with like.`] : [];
+}
 
 export function computeVerdict(runs: readonly StoredRun[], names: readonly string[], opts: VerdictOptions): Verdict {
   const maxes = runs.map((r) => Math.max(...loadRows(r).map((s) => s.requestThroughput)));
@@ -81,12 +111,18 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
 
   const verdicts: RunVerdict[] = runs.map((run, i) => {
     const v: RunVerdict = { series: names[i] ?? run.id };
-    const best = okRows(run).reduce<StageSummary | undefined>((b, s) => (!b || s.outputTokenThroughput > b.outputTokenThroughput ? s : b), undefined);
-    if (best) v.saturation = { tokensPerS: best.outputTokenThroughput, row: best.label };
+    const best = highest(okRows(run), (s) => s.outputTokenThroughput);
+    const sat = saturationOf(run.summary.stages);
+    if (best) {
+      v.peak = { tokensPerS: best.outputTokenThroughput, row: best.label };
+      v.saturated = sat.saturated;
+      v.saturationEvidence = sat.why;
+      if (sat.saturated) v.saturation = { ...v.peak };
+    }
+    let sloRow: StageSummary | undefined;
     if (opts.slo) {
-      const meeting = loadRows(run).filter((s) => meetsSlo(s, opts.slo as Slo));
-      const hi = meeting.reduce<StageSummary | undefined>((b, s) => (!b || s.requestThroughput > b.requestThroughput ? s : b), undefined);
-      v.sloRate = hi ? { requestsPerS: hi.requestThroughput, row: hi.label } : null;
+      sloRow = highest(loadRows(run).filter((s) => meetsSlo(s, opts.slo as Slo)), (s) => s.requestThroughput);
+      v.sloRate = sloRow ? { requestsPerS: sloRow.requestThroughput, row: sloRow.label } : null;
     }
     if (commonRate !== undefined) {
       const pts = (pick: (s: StageSummary) => number | undefined): Point[] =>
@@ -96,30 +132,42 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
       if (ttft !== undefined) v.ttftAtCommon = ttft;
       if (itl !== undefined) v.itlAtCommon = itl;
     }
-    if (opts.gpuHourPrice !== undefined && best) {
-      const c = costPerMillion(opts.gpuHourPrice, run.summary.context.gpus ?? 1, best.outputTokenThroughput);
-      if (c !== undefined) v.costPerMillion = c;
+    // With an SLO the price that matters is at the load the server can serve within it, not flat out.
+    const costRow = opts.slo ? sloRow : best;
+    if (opts.gpuHourPrice !== undefined && costRow) {
+      const c = costPerMillion(opts.gpuHourPrice, run.summary.context.gpus ?? 1, costRow.outputTokenThroughput);
+      if (c !== undefined) {
+        v.costPerMillion = c;
+        v.costAt = { basis: opts.slo ? 'slo' : sat.saturated ? 'saturation' : 'peak', row: costRow.label };
+      }
     }
     return v;
   });
 
+  const allSaturated = verdicts.every((v) => v.peak === undefined || v.saturated);
   const at = commonRate !== undefined ? ` @ ${f(commonRate)} req/s` : ' (no common rate)';
-  const headers = ['Run', 'Output tok/s at saturation', `TTFT mean${at}`, `ITL mean${at}`];
+  const headers = ['Run', allSaturated ? 'Output tok/s at saturation' : 'Peak output tok/s (saturated?)', `TTFT mean${at}`, `ITL mean${at}`];
   if (opts.slo) headers.splice(1, 0, `Highest req/s meeting SLO`);
-  if (opts.gpuHourPrice !== undefined) headers.push(`$ per 1M output tokens (at $${opts.gpuHourPrice}/GPU-hour)`);
+  if (opts.gpuHourPrice !== undefined) {
+    const where = opts.slo ? 'at the highest load meeting the SLO' : allSaturated ? 'at saturation' : 'at peak load';
+    headers.push(`$ per 1M output tokens ${where} (at $${opts.gpuHourPrice}/GPU-hour)`);
+  }
   const rows = verdicts.map((v, i) => {
     const run = runs[i] as StoredRun;
-    const row = [
-      v.series,
-      v.saturation ? `${f(v.saturation.tokensPerS)} (${v.saturation.row})` : 'no request completed',
-      `${f(v.ttftAtCommon)} ms`,
-      `${f(v.itlAtCommon)} ms`,
-    ];
+    const peak = v.peak ? `${f(v.peak.tokensPerS)} (${v.peak.row}${allSaturated ? '' : v.saturated ? ', saturated' : ', not saturated'})` : 'no request completed';
+    const row = [v.series, peak, `${f(v.ttftAtCommon)} ms`, `${f(v.itlAtCommon)} ms`];
     if (opts.slo) row.splice(1, 0, v.sloRate ? `${f(v.sloRate.requestsPerS)} (${v.sloRate.row})` : 'none');
-    if (opts.gpuHourPrice !== undefined) row.push(v.costPerMillion !== undefined ? `$${f(v.costPerMillion, 3)} (${run.summary.context.gpus ?? 1} GPU)` : '—');
+    if (opts.gpuHourPrice !== undefined) row.push(costCell(v, run.summary.context.gpus ?? 1, opts));
     return row;
   });
-  return { ...(commonRate !== undefined ? { commonRate } : {}), runs: verdicts, table: { headers, rows }, lines: verdictLines(verdicts, commonRate, opts) };
+  const lines = [...mismatchWarning(opts), ...verdictLines(verdicts, commonRate, opts)];
+  return { ...(commonRate !== undefined ? { commonRate } : {}), runs: verdicts, table: { headers, rows }, lines };
+}
+
+function costCell(v: RunVerdict, gpus: number, opts: VerdictOptions): string {
+  if (v.costPerMillion === undefined) return opts.slo && v.sloRate === null ? '— (no row met the SLO)' : '—';
+  const note = v.costAt?.basis === 'peak' ? ', not saturated: an upper bound' : '';
+  return `$${f(v.costPerMillion, 3)} (${gpus} GPU${opts.slo ? `, ${v.costAt?.row}` : ''}${note})`;
 }
 
 function leader<T>(items: readonly T[], score: (t: T) => number | undefined, higherIsBetter: boolean): [T, T] | undefined {
@@ -129,10 +177,23 @@ function leader<T>(items: readonly T[], score: (t: T) => number | undefined, hig
 
 function verdictLines(vs: readonly RunVerdict[], commonRate: number | undefined, opts: VerdictOptions): string[] {
   const lines: string[] = [];
-  const sat = leader(vs, (v) => v.saturation?.tokensPerS, true);
-  if (sat) {
-    const [a, b] = sat as [Required<Pick<RunVerdict, 'saturation'>> & RunVerdict, Required<Pick<RunVerdict, 'saturation'>> & RunVerdict];
-    lines.push(`Most output tokens/s at saturation: ${a.series} — ${f(a.saturation.tokensPerS)} tok/s, ${pct(a.saturation.tokensPerS, b.saturation.tokensPerS)} over ${b.series}.`);
+  const top = leader(vs, (v) => v.peak?.tokensPerS, true);
+  if (top) {
+    const [a, b] = top;
+    const ta = a.peak?.tokensPerS as number;
+    const tb = b.peak?.tokensPerS as number;
+    if (a.saturated && b.saturated) {
+      lines.push(`Most output tokens/s at saturation: ${a.series} — ${f(ta)} tok/s, ${pct(ta, tb)} over ${b.series}.`);
+    } else {
+      // A run that never saturated has an unknown ceiling: its peak is only what the tried loads drew out.
+      const unsat = [a, b].filter((v) => !v.saturated);
+      const who = unsat.length === 2 ? 'neither run saturated' : `${unsat[0]?.series} never saturated`;
+      const whys = [...new Set(unsat.map((v) => v.saturationEvidence ?? 'no sign of a ceiling'))].join('; ');
+      lines.push(
+        `Highest output tokens/s measured: ${a.series} — ${f(ta)} tok/s (${a.peak?.row}), ${pct(ta, tb)} over ${b.series} (${b.peak?.row}). ` +
+          `Not a capacity comparison: ${who} (${whys}); add a throughput row or higher rates to find the ceiling.`,
+      );
+    }
   }
   if (opts.slo) {
     const s = leader(vs, (v) => v.sloRate?.requestsPerS, true);
@@ -148,6 +209,14 @@ function verdictLines(vs: readonly RunVerdict[], commonRate: number | undefined,
     if (l) lines.push(`At ${f(commonRate)} req/s: lowest ITL ${l[0].series} (${f(l[0].itlAtCommon)} ms vs ${f(l[1].itlAtCommon)} ms).`);
   }
   const c = leader(vs, (v) => v.costPerMillion, false);
-  if (c) lines.push(`Cheapest per output token: ${c[0].series} at $${f(c[0].costPerMillion, 3)} per 1M (vs $${f(c[1].costPerMillion, 3)}).`);
+  if (c) {
+    const bases = new Set([c[0].costAt?.basis, c[1].costAt?.basis]);
+    const where = bases.has('slo')
+      ? 'at the highest load within the SLO'
+      : bases.has('peak')
+        ? 'at the highest measured load; a run that never saturated may cost less at more load'
+        : 'at saturation';
+    lines.push(`Cheapest per output token: ${c[0].series} at $${f(c[0].costPerMillion, 3)} per 1M (vs $${f(c[1].costPerMillion, 3)}), ${where}.`);
+  }
   return lines;
 }

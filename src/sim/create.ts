@@ -8,6 +8,7 @@ import { StepCostModel } from './cost/step-cost.js';
 import type { SimDriver } from './des/driver.js';
 import { Engine, type EngineConfig } from './engine/engine.js';
 import { type EngineProfile, findEngineProfile } from './engine/profiles.js';
+import { type Admission, admitRequest } from './wire/length-errors.js';
 
 export interface SimEngineOptions {
   /** vllm (V1) | vllm-legacy (0.2) | vllm-v0 | tgi | sglang | lmdeploy | llamacpp | triton | ollama. */
@@ -57,6 +58,11 @@ export interface ResolvedSimEngine {
   model: ModelSpec;
   hardware: HardwareSpec;
   config: EngineConfig;
+  /**
+   * What the engine's HTTP front answers to a prompt with an explicit max_tokens (the `sim` routes give
+   * the same answer): run it, lengths possibly clamped, or reject it with the engine's status and message.
+   */
+  admit(promptTokens: number, maxTokens: number): Admission;
 }
 
 /** Validate options (every problem reported at once) and build the engine configuration. */
@@ -90,16 +96,18 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   if (problems.length || !profile || !rm || !hw) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
   const quant: QuantName = explicitQuant ?? rm.impliedQuant ?? 'fp16';
   const cal = opts.calibration ?? DEFAULT_CALIBRATION;
-  const maxModelLen = opts.maxModelLen ?? rm.spec.maxModelLen;
+  const contextLen = opts.maxModelLen ?? rm.spec.maxModelLen;
   const maxNumSeqs = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
-  const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? profile.maxNumBatchedTokens(maxModelLen, hw);
+  const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? profile.maxNumBatchedTokens(contextLen, hw, rm.spec, tp);
   const mem = planMemory(rm.spec, hw, tp, quant, { gpuMemoryUtilization: util, maxNumBatchedTokens, maxNumSeqs });
-  if (mem.kvBlocks < Math.ceil(Math.min(maxModelLen, 4096) / 16) / 4) {
+  if (mem.kvBlocks < Math.ceil(Math.min(contextLen, 4096) / 16) / 4) {
     throw configError(
       `${rm.name} (${quant}) does not fit ${tp}× ${hw.name}: ${mem.weightsGiBPerGpu.toFixed(1)} GiB of weights per GPU leaves ${Math.max(0, mem.kvTokens)} tokens of KV cache`,
       'use more GPUs, a larger GPU or a quantized model',
     );
   }
+  // TGI 3 sets max_total_tokens to what the KV cache holds when that is less than the context.
+  const maxModelLen = profile.contextFromKv && opts.maxModelLen === undefined ? Math.min(contextLen, mem.kvTokens) : contextLen;
   const cost = new StepCostModel(rm.spec, hw, tp, quant, profile, cal, { pureRoofline: opts.pureRoofline === true });
   const ec = cal.engines[profile.calKey];
   const tApi = opts.pureRoofline ? 0 : (ec?.tApiMs ?? 5);
@@ -114,7 +122,8 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
     weightsGiBPerGpu: Math.round(mem.weightsGiBPerGpu * 100) / 100,
     calibrated: profile.calibrated && cal.fitted.includes(profile.calKey), apiOverheadMs: tApi,
   };
-  return { description, profile, model: rm.spec, hardware: hw, config };
+  const admit = (promptTokens: number, maxTokens: number): Admission => admitRequest(profile.wire, maxModelLen, promptTokens, maxTokens);
+  return { description, profile, model: rm.spec, hardware: hw, config, admit };
 }
 
 export function describeSimEngine(opts: SimEngineOptions): SimEngineDescription {

@@ -5,7 +5,7 @@ export { type BatchSummary, StepCostModel, type StepCostBreakdown } from './cost
 export { BLOCK_TOKENS, type MemoryPlan, planMemory } from './cost/memory.js';
 export { type SimDriver, EventHeap, VirtualDriver, RealTimeDriver, type RealTimeDriverOptions, type PacingStats } from './des/index.js';
 export { Engine, type EngineConfig, SimRejectedError } from './engine/engine.js';
-export { ENGINE_PROFILES, type EngineId, type EngineProfile, findEngineProfile } from './engine/profiles.js';
+export { ENGINE_PROFILES, type EngineId, type EngineProfile, findEngineProfile, SIM_ENGINE_NAMES } from './engine/profiles.js';
 export {
   type ResolvedSimEngine, type SimEngineDescription, type SimEngineOptions, createSimEngine, describeSimEngine,
   resolveSimEngine,

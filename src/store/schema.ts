@@ -35,6 +35,7 @@ const stage = z.object({
     errors: z.number().default(0),
     incomplete: z.number().default(0),
     warmup: z.number().default(0),
+    retried: z.number().optional(),
   }),
   errorsByCode: z.record(z.string(), z.number()).default({}),
   failureShare: z.number().default(0),

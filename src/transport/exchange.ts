@@ -21,6 +21,8 @@ export const defaultTimeouts: Timeouts = {
 
 /** What one HTTP exchange produced, stamped at byte arrival. Turned into a RequestRecord by metrics/. */
 export interface Exchange {
+  /** Handed to the connection pool (first attempt); sentAtMs − this = waiting for a connection. */
+  dispatchedAtMs?: number;
   sentAtMs: number;
   headersAtMs?: number;
   endAtMs: number;
@@ -37,5 +39,7 @@ export interface Exchange {
   finishReason?: string;
   /** The dialect's final event arrived. */
   done: boolean;
+  /** Transparent retries: the first attempt went out on a connection the server had already closed (ConnectionReuse). */
+  retries?: number;
   error?: { code: ErrorCode; message: string; httpStatus?: number };
 }

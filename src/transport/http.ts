@@ -3,6 +3,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { Pool, type Dispatcher } from 'undici';
 import { InferbenchError, type ErrorCode } from '../core/errors.js';
 import type { Dialect, FrameEvent, GenerationRequest, HttpRequestPlan } from '../dialects/types.js';
+import { describeBodyStart } from '../core/short-error.js';
+import { ConnectionReuse, watchWrite, type WrittenOn } from './connection-reuse.js';
 import { createFramer } from './framing.js';
 import { defaultTimeouts, type Exchange, type Timeouts } from './exchange.js';
 
@@ -27,6 +29,7 @@ export class HttpTarget {
   private readonly authHeader: string | undefined;
   private readonly apiKey: string | undefined;
   private readonly inFlight = new Set<Dispatcher.DispatchController>();
+  private readonly reuse: ConnectionReuse;
 
   constructor(opts: HttpTargetOptions) {
     const url = new URL(opts.baseUrl);
@@ -35,15 +38,23 @@ export class HttpTarget {
     this.timeouts = { ...defaultTimeouts, ...opts.timeouts };
     this.apiKey = opts.apiKey || undefined;
     this.authHeader = opts.apiKey ? `Bearer ${opts.apiKey}` : undefined;
-    this.pool = new Pool(this.origin, {
-      connections: Math.max(1, opts.connections),
-      pipelining: 1,
-      allowH2: false,
-      connect: { timeout: this.timeouts.connectMs },
-      headersTimeout: this.timeouts.firstByteMs,
-      bodyTimeout: this.timeouts.idleMs,
-      keepAliveTimeout: 30_000,
-    });
+    const makePool = (): Pool =>
+      new Pool(this.origin, {
+        connections: Math.max(1, opts.connections),
+        pipelining: 1,
+        allowH2: false,
+        connect: { timeout: this.timeouts.connectMs },
+        headersTimeout: this.timeouts.firstByteMs,
+        bodyTimeout: this.timeouts.idleMs,
+        keepAliveTimeout: 30_000,
+      });
+    this.pool = makePool();
+    this.reuse = new ConnectionReuse(this.pool, makePool);
+  }
+
+  /** False once the server was found to close connections after each reply (each request then opens its own). */
+  get reusesConnections(): boolean {
+    return !this.reuse.closesAfterReply;
   }
 
   /** Send one request; resolves (never rejects) with everything observed. */
@@ -65,6 +76,9 @@ export class HttpTarget {
       let controller: Dispatcher.DispatchController | undefined;
       let settled = false;
       let totalTimer: NodeJS.Timeout | undefined;
+      let attempt: WrittenOn = { reused: false };
+      let replyStarted = false;
+      let retries = 0;
 
       const fail = (code: ErrorCode, raw: string, httpStatus?: number): void => {
         // A server that echoes the credentials must not get them written into records and reports.
@@ -82,7 +96,7 @@ export class HttpTarget {
         if (event.usage) ex.usage = { ...ex.usage, ...event.usage };
         if (event.finishReason) ex.finishReason = event.finishReason;
         if (event.error) {
-          fail(event.error.type === 'parse' ? 'E_STREAM_PARSE' : 'E_STREAM_ERROR', event.error.message);
+          fail(event.error.code ?? (event.error.type === 'parse' ? 'E_STREAM_PARSE' : 'E_STREAM_ERROR'), event.error.message);
         }
         if (event.done) ex.done = true;
       };
@@ -113,14 +127,19 @@ export class HttpTarget {
         onRequestStart: (ctl) => {
           controller = ctl;
           this.inFlight.add(ctl);
+          attempt = watchWrite();
+          // A retried request is timed from its retry's send: the server never saw the first attempt.
           ex.sentAtMs = performance.now();
-          totalTimer = setTimeout(
-            () => ctl.abort(new InferbenchError('E_TIMEOUT_TOTAL', `request exceeded ${this.timeouts.totalMs} ms`)),
+          // The whole-request limit counts from the first attempt.
+          totalTimer ??= setTimeout(
+            () => controller?.abort(new InferbenchError('E_TIMEOUT_TOTAL', `request exceeded ${this.timeouts.totalMs} ms`)),
             this.timeouts.totalMs,
           );
         },
         onResponseStart: (_ctl, statusCode, headers) => {
           ex.headersAtMs = performance.now();
+          replyStarted = true;
+          this.reuse.replied(attempt);
           ex.httpStatus = statusCode;
           ok = statusCode >= 200 && statusCode < 300;
           // The server's id for this request, to join the record with server-side traces (the sim's truth).
@@ -141,7 +160,7 @@ export class HttpTarget {
             first = false;
             if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
           }
-          if (bodyHead.length < 120) bodyHead += text.slice(0, 120);
+          if (bodyHead.length < 2048) bodyHead += text.slice(0, 2048);
           framer.push(text);
         },
         onResponseEnd: () => {
@@ -156,8 +175,7 @@ export class HttpTarget {
           framer.end();
           onFrame(parser.end?.() ?? null);
           if (payloads === 0 && bodyHead.trim() !== '' && !ex.error) {
-            const head = bodyHead.trim().replace(/\s+/g, ' ').slice(0, 80);
-            fail('E_STREAM_PARSE', `the reply is not a ${plan.framing} ${plan.framing === 'json' ? 'body' : 'stream'}: it starts with ${JSON.stringify(head)}`);
+            fail('E_STREAM_PARSE', `the reply is not a ${plan.framing} ${plan.framing === 'json' ? 'body' : 'stream'}: ${describeBodyStart(bodyHead)}`);
           }
           if (!ex.done && !ex.error) {
             fail('E_STREAM_TRUNCATED', 'stream ended without its final event');
@@ -165,21 +183,34 @@ export class HttpTarget {
           finish();
         },
         onResponseError: (_ctl, err) => {
+          if (!settled && !signal?.aborted && this.reuse.shouldRetry(attempt, err, replyStarted, retries)) {
+            // The server closed a reused connection before reading this request (see ConnectionReuse).
+            if (controller) this.inFlight.delete(controller);
+            controller = undefined;
+            retries++;
+            ex.retries = retries;
+            return dispatch();
+          }
           const [code, message] = classify(err);
           fail(code, message);
           finish();
         },
       };
-      try {
-        this.pool.dispatch(
-          { origin: this.origin, path: this.pathPrefix + plan.path, method: plan.method, headers, body: plan.body },
-          handler,
-        );
-      } catch (err) {
-        const [code, message] = classify(err);
-        fail(code, message);
-        finish();
-      }
+      const dispatch = (): void => {
+        const { dispatcher, reset } = this.reuse.route();
+        ex.dispatchedAtMs ??= performance.now();
+        try {
+          dispatcher.dispatch(
+            { origin: this.origin, path: this.pathPrefix + plan.path, method: plan.method, headers, body: plan.body, ...(reset ? { reset } : {}) },
+            handler,
+          );
+        } catch (err) {
+          const [code, message] = classify(err);
+          fail(code, message);
+          finish();
+        }
+      };
+      dispatch();
     });
   }
 
@@ -190,7 +221,7 @@ export class HttpTarget {
 
   async close(): Promise<void> {
     this.abortAll();
-    await this.pool.destroy();
+    await Promise.all([this.pool.destroy(), this.reuse.close()]);
   }
 }
 

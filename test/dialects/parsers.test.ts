@@ -114,7 +114,11 @@ describe('sglang / lmdeploy native', () => {
     const [abort] = feed('sglang', [
       '{"text":"","output_ids":[],"meta_info":{"finish_reason":{"type":"abort","message":"client gone","status_code":499},"prompt_tokens":2,"completion_tokens":0}}',
     ]);
-    expect(abort?.error).toEqual({ message: 'client gone', type: 'abort' });
+    expect(abort?.error).toEqual({
+      message: 'the server aborted the generation (finish reason "abort"): client gone (status 499)',
+      type: 'abort',
+      code: 'E_ABORTED_BY_SERVER',
+    });
     const [whole] = feed(
       'lmdeploy',
       ['{"text":" world, how","output_ids":[1917,11,1268],"meta_info":{"prompt_tokens":2,"completion_tokens":3,"finish_reason":{"type":"length"}}}'],

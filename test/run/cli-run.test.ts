@@ -71,9 +71,9 @@ describe('inferbench run against an OpenAI-compatible server', () => {
     expect(rows).toHaveLength(4);
     const { doc, records } = readRun(out);
     expect(doc.layout).toBe('grid');
-    // Each cell: a burst of 20 (throughput columns), then a one-at-a-time pass of 10 measured + 1 ramp-up (latency columns).
+    // Each cell: a burst of 20 (throughput columns), then a one-at-a-time pass of 10 (latency columns).
     expect(doc.stages).toHaveLength(8);
-    expect(records).toHaveLength(4 * (20 + 11));
+    expect(records).toHaveLength(4 * (20 + 10));
     for (const stage of doc.stages) {
       const measured = records.filter((r) => r.stage === stage.index && r.status === 'ok' && !r.warmup);
       expect(measured).toHaveLength(stage.label.endsWith('latency') ? 10 : 20);

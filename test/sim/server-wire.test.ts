@@ -111,9 +111,16 @@ describe('sim server wire formats', () => {
     expect(usage.usage.completion_tokens).toBe(cc.length - 2);
     const info = JSON.parse((await call(server, 'GET', '/info')).text);
     expect(info).toMatchObject({ model_id: 'Llama-3.1-8B', max_total_tokens: 131072, router: 'text-generation-router' });
-    const long = await call(server, 'POST', '/generate', { inputs: 'x', parameters: { max_new_tokens: 200_000 } });
+    // TGI 3 validates prompt + min(max_new_tokens, 1024) against max_total_tokens: a huge max_new_tokens
+    // alone is accepted (generated in 1024-token segments), a prompt over the limit is not.
+    const huge = await call(server, 'POST', '/generate', { inputs: 'x', parameters: { max_new_tokens: 200_000 } });
+    expect(huge.status).toBe(200);
+    const long = await call(server, 'POST', '/generate', { inputs: ' x'.repeat(131_072), parameters: { max_new_tokens: 16 } });
     expect(long.status).toBe(422);
-    expect(JSON.parse(long.text).error_type).toBe('validation');
+    expect(JSON.parse(long.text)).toEqual({
+      error: 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 131072. Given: 131073 `inputs` tokens and 16 `max_new_tokens`',
+      error_type: 'validation',
+    });
     expect((await call(server, 'GET', '/nope')).status).toBe(404);
     expect((await call(server, 'GET', '/metrics')).text).toContain('tgi_queue_size');
   });

@@ -171,7 +171,7 @@ function loo(scenarios: SeedScenario[], cal: Calibration, only?: string[]): void
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const arg = (k: string): string | undefined => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : undefined; };
-  const dir = arg('--seeds') ?? fileURLToPath(new URL('../../../../shared/seeds', import.meta.url));
+  const dir = arg('--seeds') ?? fileURLToPath(new URL('../../../data/seeds', import.meta.url));
   const tables = readdirSync(dir).filter((f) => f.endsWith('.txt')).flatMap((f) => parseSeedFile(`${dir}/${f}`));
   const scenarios = seedScenarios(tables);
   const t0 = performance.now();
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   }
   const before = predictFitPoints(scenarios, PRIORS);
   const cal = fitCalibration(scenarios, PRIORS, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log });
-  cal.note = `fitted on ${dir.replace(/^.*\/shared/, 'shared')} (${new Date().toISOString().slice(0, 10)}), Σlog² objective`;
+  cal.note = `fitted on ${dir.replace(/^.*\/(data|shared)\/seeds/, '$1/seeds')} (${new Date().toISOString().slice(0, 10)}), Σlog² objective`;
   cal.fitted = [...new Set(buildParams(scenarios).map((p) => p.key.split('.')[0] as string))];
   const after = predictFitPoints(scenarios, cal);
   console.log(`priors: ${JSON.stringify(stats(before))}\nfitted: ${JSON.stringify(stats(after))} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);

@@ -3,6 +3,7 @@ import type { StepCostModel } from '../cost/step-cost.js';
 import type { SimDriver } from '../des/driver.js';
 import type { SimEngine, SimEngineStats, SimRequestHandle, SimRequestListener, SimRequestSpec } from '../types.js';
 import { BlockManager } from './block-manager.js';
+import type { Admission } from '../wire/length-errors.js';
 import type { EngineProfile } from './profiles.js';
 import { type ScheduledBatch, Scheduler } from './scheduler.js';
 import { Deque, type Seq } from './seq.js';
@@ -24,14 +25,20 @@ export interface EngineConfig {
   /** Lognormal σ of per-step jitter (0 = deterministic). */
   noiseSigma: number;
   seed: number;
+  /**
+   * The HTTP front's length rules, for callers that submit without one (predict): a request it rejects
+   * makes submit() throw SimRejectedError with the engine's status and message.
+   */
+  admit?: (promptTokens: number, maxTokens: number) => Admission;
 }
 
-/** Thrown by submit() for a prompt the engine cannot take at all (the HTTP front answers 400). */
+/** Thrown by submit() for a request the engine cannot take at all; `status` is the HTTP status its front answers. */
 export class SimRejectedError extends Error {
-  readonly status = 400;
-  constructor(message: string) {
+  readonly status: number;
+  constructor(message: string, status = 400) {
     super(message);
     this.name = 'SimRejectedError';
+    this.status = status;
   }
 }
 
@@ -70,11 +77,18 @@ export class Engine implements SimEngine {
   }
 
   submit(spec: SimRequestSpec, listener: SimRequestListener): SimRequestHandle {
-    const prompt = Math.max(1, Math.floor(spec.promptTokens));
+    let prompt = Math.max(1, Math.floor(spec.promptTokens));
+    let maxTokens = Math.max(1, Math.floor(spec.maxTokens));
+    if (this.cfg.admit) {
+      const a = this.cfg.admit(prompt, maxTokens);
+      if (!a.ok) throw new SimRejectedError(a.message, a.status);
+      prompt = a.promptTokens;
+      maxTokens = a.maxTokens;
+    }
     if (prompt > this.maxModelLen) {
       throw new SimRejectedError(`prompt of ${prompt} tokens does not fit max_model_len ${this.maxModelLen}`);
     }
-    let target = Math.max(1, Math.floor(spec.maxTokens));
+    let target = maxTokens;
     let reason: 'length' | 'stop' = 'length';
     if (!spec.ignoreEos && spec.naturalTokens !== undefined) {
       const natural = Math.max(1, Math.floor(Math.max(spec.naturalTokens, spec.minTokens ?? 0)));
@@ -187,7 +201,9 @@ export class Engine implements SimEngine {
     let finishedAny = false;
     for (let i = 0; i < b.seqs.length; i++) {
       const s = b.seqs[i] as Seq;
-      if (s.state !== 2) continue; // cancelled or preempted meanwhile
+      // Cancelled meanwhile (preemption happens only between steps). A prompt-first chunked prefill
+      // (SGLang) keeps its request at the head of the waiting queue (state 1) until the last chunk.
+      if (s.state === 3) continue;
       s.computed += b.tokens[i] as number;
       if (s.computed < s.prompt + s.generated) continue; // partial prefill chunk
       if (!s.prefillDone) {

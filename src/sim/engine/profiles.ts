@@ -1,5 +1,7 @@
 import { configError } from '../../core/errors.js';
-import type { HardwareSpec } from '../catalog/types.js';
+import { deriveModel } from '../catalog/models.js';
+import type { HardwareSpec, ModelSpec } from '../catalog/types.js';
+import type { SimEngineKind } from '../wire/types.js';
 
 export type EngineId =
   | 'vllm-0.2' | 'vllm-v0' | 'vllm-v1' | 'sglang' | 'lmdeploy' | 'tgi' | 'triton' | 'llamacpp' | 'ollama';
@@ -10,22 +12,33 @@ export type EngineId =
  */
 export interface EngineProfile {
   id: EngineId;
+  /** The name the CLI lists (`--engine`); `id` and `aliases` are accepted too. */
+  name: string;
   label: string;
   aliases: string[];
+  /** Which HTTP API `inferbench sim` speaks for this engine. */
+  wire: SimEngineKind;
   /**
-   * prompt-first: a step is either prefill-only (new prompts, decodes stall) or decode-only (vLLM V0, TGI, SGLang).
-   * mixed: running requests first, then waiting ones, prefill chunks and decodes in one pass (vLLM V1, lmdeploy).
+   * prompt-first: a step is either prefill-only (new prompts, decodes stall) or decode-only (vLLM V0, SGLang).
+   * mixed: running requests first, then waiting ones, prefill chunks and decodes in one pass (vLLM V1, lmdeploy, TGI 3).
    */
   policy: 'prompt-first' | 'mixed';
   maxNumSeqs: (hw: HardwareSpec) => number;
-  maxNumBatchedTokens: (maxModelLen: number, hw: HardwareSpec) => number;
+  maxNumBatchedTokens: (maxModelLen: number, hw: HardwareSpec, model: ModelSpec, tp: number) => number;
   /** Prompt-first engines that split a long prompt across prefill steps (SGLang chunked prefill). */
   chunkedPrefill: boolean;
   /** vLLM 0.2 pads every prompt of a prefill batch to the longest one. */
   padPrompts: boolean;
   maxPaddings: number;
-  /** TGI 1.x reserves KV for prompt + max_new_tokens at admission (it never preempts). */
+  /** TGI reserves KV for the prompt plus the output it may generate at admission (no preemption within a reservation). */
   reserveFullOutput: boolean;
+  /**
+   * With reserveFullOutput: the output is reserved this many tokens at a time (TGI 3 schedules
+   * max_new_tokens in DEFAULT_GENERATION_LENGTH = 1024-token segments). Infinity: all of it at once.
+   */
+  reserveSegment: number;
+  /** The context limit is lowered to what the KV cache holds (TGI 3: max_total_tokens defaults to min(KV, context)). */
+  contextFromKv: boolean;
   /** Fraction of KV blocks kept free when admitting prompts. */
   watermark: number;
   /** Paged-attention bandwidth efficiency and GQA re-read exponent (old kernels re-read KV per query head). */
@@ -46,61 +59,93 @@ export interface EngineProfile {
 const bigGpu = (hw: HardwareSpec): boolean => hw.memGiB >= 70 && !hw.name.startsWith('A100');
 
 const base = {
-  chunkedPrefill: false, padPrompts: false, maxPaddings: Infinity, reserveFullOutput: false, watermark: 0.01,
+  chunkedPrefill: false, padPrompts: false, maxPaddings: Infinity, reserveFullOutput: false, reserveSegment: Infinity,
+  contextFromKv: false, watermark: 0.01,
   pagedAttnBw: 1, gqaGamma: 0, overlapHost: false, ingestShare: 0.5, quantFamily: 'modern' as const,
 };
 
+/**
+ * TGI 3 launcher default for --max-batch-prefill-tokens: the GPUs' fp16 peak over the model's forward
+ * FLOPs per token (its `compute_optimal`, ignored when ≤ 100), else 4096, capped at the context length.
+ */
+function tgiMaxBatchPrefillTokens(maxModelLen: number, hw: HardwareSpec, model: ModelSpec, tp: number): number {
+  const hd = model.headDim;
+  const attn = 2 * hd * model.hidden * (4 * model.heads + 2 * model.kvHeads);
+  const ffn = model.moe ? deriveModel(model).ffnActive : model.ffn;
+  const flopPerToken = model.layers * (attn + 6 * model.hidden * ffn);
+  const optimal = Math.floor((hw.tflops * 1e12 * tp) / flopPerToken);
+  return Math.min(optimal > 100 ? optimal : 4096, maxModelLen);
+}
+
+/**
+ * SGLang 0.5 default --chunked-prefill-size by GPU memory (server_args `_handle_gpu_memory_settings`):
+ * a longer prompt is prefilled over several steps of at most this many tokens.
+ */
+function sglangChunkedPrefillSize(_len: number, hw: HardwareSpec): number {
+  if (hw.memGiB < 35) return 2048;
+  if (hw.memGiB < 60) return 4096;
+  return hw.memGiB < 160 ? 8192 : 16384;
+}
+
 export const ENGINE_PROFILES: EngineProfile[] = [
   {
-    ...base, id: 'vllm-0.2', label: 'vLLM 0.2.x (prompt-first, padded, eager)', aliases: ['vllm-legacy', 'vllm-0.2.x', 'vllm-v0.2', 'vllm-0.1'],
+    ...base, id: 'vllm-v1', name: 'vllm', wire: 'vllm', label: 'vLLM V1 (token budget, chunked prefill)', aliases: ['vllm', 'vllm-latest', 'vllm-0.8', 'vllm-0.10'],
+    policy: 'mixed', maxNumSeqs: (hw) => (bigGpu(hw) ? 1024 : 256),
+    maxNumBatchedTokens: (_len, hw) => (bigGpu(hw) ? 8192 : 2048), overlapHost: true, calKey: 'vllm-v1', calibrated: false,
+  },
+  {
+    ...base, id: 'vllm-0.2', name: 'vllm-legacy', wire: 'vllm-legacy', label: 'vLLM 0.2.x (prompt-first, padded, eager)', aliases: ['vllm-legacy', 'vllm-0.2.x', 'vllm-v0.2', 'vllm-0.1'],
     policy: 'prompt-first', maxNumSeqs: () => 256, maxNumBatchedTokens: (len) => Math.max(len, 2048),
     padPrompts: true, maxPaddings: 256, pagedAttnBw: 0.43, gqaGamma: 0.4,
     eager: { kernelsPerLayer: 14, launchUs: 7 }, calKey: 'vllm-0.2', quantFamily: 'legacy', calibrated: true,
   },
   {
-    ...base, id: 'vllm-v0', label: 'vLLM 0.4-0.6 (V0, CUDA graphs)', aliases: ['vllm-0.4', 'vllm-0.5', 'vllm-0.6', 'vllm-v0.6'],
+    ...base, id: 'vllm-v0', name: 'vllm-v0', wire: 'vllm', label: 'vLLM 0.4-0.6 (V0, CUDA graphs)', aliases: ['vllm-0.4', 'vllm-0.5', 'vllm-0.6', 'vllm-v0.6'],
     policy: 'prompt-first', maxNumSeqs: () => 256, maxNumBatchedTokens: (len) => Math.max(len, 2048),
     calKey: 'vllm-v0', calibrated: true,
   },
   {
-    ...base, id: 'vllm-v1', label: 'vLLM V1 (token budget, chunked prefill)', aliases: ['vllm', 'vllm-latest', 'vllm-0.8', 'vllm-0.10'],
-    policy: 'mixed', maxNumSeqs: (hw) => (bigGpu(hw) ? 1024 : 256),
-    maxNumBatchedTokens: (_len, hw) => (bigGpu(hw) ? 8192 : 2048), overlapHost: true, calKey: 'vllm-v1', calibrated: false,
+    // TGI 3.x, the release the sim's HTTP API speaks (wire/tgi.ts). Its V3 router prefills a new chunk
+    // concatenated with the running decode batch under max_batch_prefill_tokens (mixed batches), reserves
+    // prompt + the next 1024-token output segment in its block allocator, and validates against
+    // max_total_tokens. Host constants are fitted on TGI 1.3.4 rows (the only published TGI table).
+    ...base, id: 'tgi', name: 'tgi', wire: 'tgi', label: 'TGI 3.x (chunked prefill, reserves prompt + output)',
+    aliases: ['text-generation-inference', 'tgi-3'],
+    policy: 'mixed', chunkedPrefill: true, maxNumSeqs: () => 1024, maxNumBatchedTokens: tgiMaxBatchPrefillTokens,
+    reserveFullOutput: true, reserveSegment: 1024, contextFromKv: true, calKey: 'tgi', quantFamily: 'legacy', calibrated: true,
   },
   {
-    ...base, id: 'sglang', label: 'SGLang (prefill-first, chunked prefill)', aliases: ['sgl'],
-    policy: 'prompt-first', chunkedPrefill: true, maxNumSeqs: () => 1024, maxNumBatchedTokens: () => 8192,
+    ...base, id: 'sglang', name: 'sglang', wire: 'sglang', label: 'SGLang (prefill-first, chunked prefill)', aliases: ['sgl'],
+    policy: 'prompt-first', chunkedPrefill: true, maxNumSeqs: () => 1024, maxNumBatchedTokens: sglangChunkedPrefillSize,
     calKey: 'sglang', calibrated: true,
   },
   {
-    ...base, id: 'lmdeploy', label: 'lmdeploy TurboMind (mixed batches)', aliases: ['turbomind'],
+    ...base, id: 'lmdeploy', name: 'lmdeploy', wire: 'lmdeploy', label: 'lmdeploy TurboMind (mixed batches)', aliases: ['turbomind'],
     policy: 'mixed', maxNumSeqs: () => 256, maxNumBatchedTokens: () => 8192, overlapHost: true,
     calKey: 'lmdeploy', calibrated: true,
   },
   {
-    ...base, id: 'tgi', label: 'TGI 1.x (prefill-first, reserves full output)', aliases: ['text-generation-inference', 'tgi-1'],
-    policy: 'prompt-first', chunkedPrefill: false, maxNumSeqs: () => 1024, maxNumBatchedTokens: () => 4096,
-    reserveFullOutput: true, calKey: 'tgi', quantFamily: 'legacy', calibrated: true,
-  },
-  {
-    ...base, id: 'triton', label: 'Triton / TensorRT-LLM (in-flight batching)', aliases: ['trtllm', 'tensorrt-llm'],
-    policy: 'mixed', maxNumSeqs: () => 256, maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'triton', calibrated: false,
-  },
-  {
-    ...base, id: 'llamacpp', label: 'llama.cpp server (4 slots, unified batch)', aliases: ['llama.cpp', 'llama-cpp'],
+    ...base, id: 'llamacpp', name: 'llamacpp', wire: 'llamacpp', label: 'llama.cpp server (4 slots, unified batch)', aliases: ['llama.cpp', 'llama-cpp'],
     policy: 'mixed', maxNumSeqs: () => 4, maxNumBatchedTokens: () => 2048, calKey: 'llamacpp', calibrated: false,
   },
   {
-    ...base, id: 'ollama', label: 'Ollama (llama.cpp, 4 parallel)', aliases: [],
+    ...base, id: 'triton', name: 'triton', wire: 'triton', label: 'Triton / TensorRT-LLM (in-flight batching)', aliases: ['trtllm', 'tensorrt-llm'],
+    policy: 'mixed', maxNumSeqs: () => 256, maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'triton', calibrated: false,
+  },
+  {
+    ...base, id: 'ollama', name: 'ollama', wire: 'ollama', label: 'Ollama (llama.cpp, 4 parallel)', aliases: [],
     policy: 'mixed', maxNumSeqs: () => 4, maxNumBatchedTokens: () => 2048, calKey: 'llamacpp', calibrated: false,
   },
 ];
 
+/** Every engine name the CLI lists, for `sim`, `run` and `predict` alike. */
+export const SIM_ENGINE_NAMES: readonly string[] = ENGINE_PROFILES.map((p) => p.name);
+
 export function findEngineProfile(name: string): EngineProfile {
   const key = name.trim().toLowerCase();
-  for (const p of ENGINE_PROFILES) if (p.id === key || p.aliases.includes(key)) return p;
+  for (const p of ENGINE_PROFILES) if (p.id === key || p.name === key || p.aliases.includes(key)) return p;
   throw configError(
     `unknown engine "${name}"`,
-    `known engines: ${ENGINE_PROFILES.map((p) => [p.id, ...p.aliases].join('|')).join(', ')}`,
+    `known engines: ${ENGINE_PROFILES.map((p) => [...new Set([p.name, p.id, ...p.aliases])].join('|')).join(', ')}`,
   );
 }

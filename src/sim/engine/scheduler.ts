@@ -20,7 +20,7 @@ export interface ScheduledBatch {
 
 /**
  * vLLM-style schedulers. Both mutate `waiting`, `running` and the block table exactly as the engines do:
- * prompt-first (vLLM 0.2–0.6, TGI, SGLang) and running-first token budget (vLLM V1, lmdeploy).
+ * prompt-first (vLLM 0.2–0.6, SGLang) and running-first token budget (vLLM V1, lmdeploy, TGI 3).
  */
 export class Scheduler {
   constructor(
@@ -43,9 +43,15 @@ export class Scheduler {
     return b;
   }
 
-  /** Blocks a sequence must hold after computing `tokens` more (TGI reserves the whole output up front). */
+  /**
+   * KV tokens a sequence must hold after computing `tokens` more. TGI reserves the prompt and its output
+   * up front, segment by segment (TGI 3: 1024 tokens), so a reservation only grows at a segment boundary.
+   */
   private kvTokensAfter(s: Seq, tokens: number): number {
-    return this.profile.reserveFullOutput ? s.prompt + s.target : s.computed + tokens;
+    if (!this.profile.reserveFullOutput) return s.computed + tokens;
+    const seg = this.profile.reserveSegment;
+    const reserved = seg === Infinity ? s.target : Math.min(s.target, (Math.floor(s.generated / seg) + 1) * seg);
+    return s.prompt + reserved;
   }
 
   private fitsEver(s: Seq): boolean {
@@ -100,7 +106,7 @@ export class Scheduler {
     let i = 0;
     while (i < run.length) {
       const s = run[i] as Seq;
-      const extra = this.profile.reserveFullOutput ? 0 : this.blocks.extraFor(s, s.computed + 1);
+      const extra = this.blocks.extraFor(s, this.kvTokensAfter(s, 1));
       let ok = true;
       while (!this.blocks.canAppend(extra)) {
         const victim = run.pop() as Seq;
@@ -124,7 +130,7 @@ export class Scheduler {
     for (let i = 0; i < run.length && budget > 0; i++) {
       const s = run[i] as Seq;
       const tokens = Math.min(pendingTokens(s), budget);
-      const extra = this.profile.reserveFullOutput ? 0 : this.blocks.extraFor(s, s.computed + tokens);
+      const extra = this.blocks.extraFor(s, this.kvTokensAfter(s, tokens));
       let scheduled = true;
       while (!this.blocks.canAppend(extra)) {
         const victim = run[run.length - 1] as Seq;

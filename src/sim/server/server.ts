@@ -11,15 +11,17 @@ import { Rng } from '../../core/rng.js';
 import { createSimEngine, describeSimEngine, type SimEngineDescription } from '../create.js';
 import { RealTimeDriver, type PacingStats } from '../des/real-time-driver.js';
 import { SimRejectedError } from '../engine/engine.js';
+import { findEngineProfile } from '../engine/profiles.js';
 import type { SimEngine } from '../types.js';
 import { wireFor } from '../wire/index.js';
-import { SIM_ENGINE_KINDS, type EngineWire, type FinishReason, type GenIdentity, type GenPlan, type HttpReply, type LiveStats, type Route, type SimEngineKind, type WireContext } from '../wire/types.js';
+import type { EngineWire, FinishReason, GenIdentity, GenPlan, HttpReply, LiveStats, Route, WireContext } from '../wire/types.js';
 import { ActiveRequest } from './active-request.js';
 import { decideFault, NO_FAULTS, parseFaultSpec, type FaultSpec } from './faults.js';
 import { DEFAULT_TRUTH_LIMITS, TruthStore, type EmissionStats, type TruthLimits, type TruthRecord } from './truth.js';
 
 export interface SimServerOptions {
-  engine: SimEngineKind;
+  /** Any engine name `predict` accepts (SIM_ENGINE_NAMES, ids and aliases); the profile picks the wire. */
+  engine: string;
   /** Served model name; must be in the sim catalog. */
   model: string;
   gpu: string;
@@ -128,15 +130,16 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
-  if (!SIM_ENGINE_KINDS.includes(options.engine)) throw configError(`unknown sim engine "${String(options.engine)}"`, `one of ${SIM_ENGINE_KINDS.join(', ')}`);
   const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? NO_FAULTS);
   const seed = options.seed ?? 1;
   const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs };
   const description = describeSimEngine(engineOpts);
+  // After describeSimEngine, which reports an unknown engine together with any other bad option.
+  const profile = findEngineProfile(options.engine);
   const driver = new RealTimeDriver({ speed: 1 });
   const engine = createSimEngine(engineOpts, driver);
-  const wire: EngineWire = wireFor(options.engine);
-  const ctx: WireContext = { engine: options.engine, model: options.model, maxModelLen: engine.maxModelLen, gpu: options.gpu, gpus: options.gpus, quant: options.quant, startedAtSec: Math.floor(Date.now() / 1000) };
+  const wire: EngineWire = wireFor(profile.wire);
+  const ctx: WireContext = { engine: profile.wire, model: options.model, maxModelLen: engine.maxModelLen, gpu: options.gpu, gpus: options.gpus, quant: options.quant, startedAtSec: Math.floor(Date.now() / 1000) };
   const truth = new TruthStore(options.truthLimits ?? DEFAULT_TRUTH_LIMITS);
   const active = new Set<ActiveRequest>();
   let nextId = 1;
@@ -216,10 +219,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       if (!(err instanceof SimRejectedError)) throw err;
       active.delete(ar);
       rec.outcome = 'rejected';
-      rec.status = 400;
+      rec.status = err.status;
       truth.close(rec);
       failedTotal++;
-      if (!res.headersSent) send(res, wire.errorReply(400, err.message, path), rid);
+      if (!res.headersSent) send(res, wire.errorReply(err.status, err.message, path), rid);
       else res.destroy();
     }
   };

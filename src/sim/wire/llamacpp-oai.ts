@@ -7,6 +7,7 @@
 import { outputText, tokenText } from './filler.js';
 import { LLAMA_BUILD, llamaError, llamaModelName, timingsJson } from './llamacpp-common.js';
 import { SSE_DONE, alnumId, readOpenAi, sse } from './openai-common.js';
+import { LLAMA_CONTEXT_MESSAGE } from './length-errors.js';
 import { resolveMax } from './request.js';
 import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type WireContext } from './types.js';
 
@@ -66,7 +67,7 @@ function openAi(chat: boolean) {
     if (!r.prompt.ok) return llamaError(400, r.prompt.message, 'invalid_request_error');
     const nPredict = typeof r.body['n_predict'] === 'number' ? r.body['n_predict'] : r.requestedMax;
     const len = resolveMax(ctx.maxModelLen, r.prompt.tokens, nPredict === undefined || nPredict < 0 ? undefined : nPredict, 'remaining', true);
-    if (!len.ok) return llamaError(400, 'the request exceeds the available context size, try increasing it', 'exceed_context_size_error', { n_prompt_tokens: r.prompt.tokens, n_ctx: ctx.maxModelLen });
+    if (!len.ok) return llamaError(400, LLAMA_CONTEXT_MESSAGE, 'exceed_context_size_error', { n_prompt_tokens: r.prompt.tokens, n_ctx: ctx.maxModelLen });
     const enc = chat ? chatEncoder(ctx, id, r.prompt.tokens, r.includeUsage === true) : completionEncoder(ctx, id, r.prompt.tokens);
     return { promptTokens: r.prompt.tokens, maxTokens: len.maxTokens, ignoreEos: r.ignoreEos, stream: r.stream, encoder: enc };
   };

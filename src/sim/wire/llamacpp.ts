@@ -9,6 +9,7 @@ import { countPrompt, outputText, tokenId, tokenText } from './filler.js';
 import { llamaChat, llamaCompletionsOai } from './llamacpp-oai.js';
 import { LLAMA_BUILD, llamaError, llamaModelName, timingsJson } from './llamacpp-common.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
+import { LLAMA_CONTEXT_MESSAGE } from './length-errors.js';
 import { asObj, bool, firstInt, resolveMax } from './request.js';
 import { json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type Route, type WireContext } from './types.js';
 import { promptIds } from './vllm.js';
@@ -48,7 +49,7 @@ function completion(ctx: WireContext, input: { body: unknown }, id: GenIdentity)
   if (!pc.ok) return llamaError(400, '"prompt" must be a string, a list of tokens, a list of mixed strings & tokens, or a list of prompts', 'invalid_request_error');
   const requested = firstInt(o, 'n_predict', 'max_tokens');
   const len = resolveMax(ctx.maxModelLen, pc.tokens, requested === undefined || requested < 0 ? undefined : requested, 'remaining', true);
-  if (!len.ok) return llamaError(400, 'the request exceeds the available context size, try increasing it', 'exceed_context_size_error', { n_prompt_tokens: pc.tokens, n_ctx: ctx.maxModelLen });
+  if (!len.ok) return llamaError(400, LLAMA_CONTEXT_MESSAGE, 'exceed_context_size_error', { n_prompt_tokens: pc.tokens, n_ctx: ctx.maxModelLen });
   const stream = bool(o, 'stream') === true;
   const ignoreEos = bool(o, 'ignore_eos') === true;
   const temperature = typeof o['temperature'] === 'number' ? o['temperature'] : 0.8;

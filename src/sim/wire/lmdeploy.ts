@@ -12,6 +12,7 @@ import { countChat, countPrompt, outputText, tokenId, tokenOut } from './filler.
 import { pyString } from './json.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { alnumId, readOpenAi, SSE_DONE, sse } from './openai-common.js';
+import { lmdeployLengthMessage } from './length-errors.js';
 import { asObj, bool, firstInt, int, resolveMax, type Obj } from './request.js';
 import { empty, json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type WireContext } from './types.js';
 import { promptIds } from './vllm.js';
@@ -64,7 +65,7 @@ function openAi(chat: boolean) {
     if (bad) return bad;
     if (!r.prompt.ok) return lmdeployError(400, r.prompt.message);
     const len = resolveMax(ctx.maxModelLen, r.prompt.tokens, r.requestedMax, chat ? 'remaining' : 16);
-    if (!len.ok) return lmdeployError(400, `The input token length ${r.prompt.tokens} plus max_tokens ${len.maxTokens} exceeds the session length ${ctx.maxModelLen}.`);
+    if (!len.ok) return lmdeployError(400, lmdeployLengthMessage(r.prompt.tokens, len.maxTokens, ctx.maxModelLen));
     // min_new_tokens exists on chat only (not /v1/completions)
     const minNew = chat ? int(r.body, 'min_new_tokens') : undefined;
     const session = int(r.body, 'session_id') ?? -1;
@@ -102,7 +103,7 @@ function nativeGenerate(ctx: WireContext, input: { body: unknown }, id: GenIdent
   const pc = countPrompt(o['prompt'] ?? o['input_ids']);
   if (!pc.ok) return lmdeployError(400, pc.message);
   const len = resolveMax(ctx.maxModelLen, pc.tokens, int(o, 'max_tokens'), 128);
-  if (!len.ok) return lmdeployError(400, `The input token length ${pc.tokens} plus max_tokens ${len.maxTokens} exceeds the session length ${ctx.maxModelLen}.`);
+  if (!len.ok) return lmdeployError(400, lmdeployLengthMessage(pc.tokens, len.maxTokens, ctx.maxModelLen));
   return { promptTokens: pc.tokens, maxTokens: len.maxTokens, ignoreEos: bool(o, 'ignore_eos') === true, stream: bool(o, 'stream') === true, encoder: nativeEncoder(id, pc.tokens) };
 }
 

@@ -1,7 +1,8 @@
 /** SGLang's OpenAI-compatible completions and chat routes (wire-formats.md §4.4–4.5). */
 import { outputText, tokenOut, tokenText } from './filler.js';
 import { SSE_DONE, readOpenAi, sse } from './openai-common.js';
-import { resolveMax, type LengthCheck } from './request.js';
+import { sglangLengthMessage } from './length-errors.js';
+import { resolveMax } from './request.js';
 import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type WireContext } from './types.js';
 
 export const SGLANG_EOS_ID = 128009;
@@ -13,11 +14,7 @@ export function sglangFlatError(status: number, message: string): HttpReply {
   return json(status, JSON.stringify({ object: 'error', message, type: TYPE[status] ?? 'BadRequestError', param: null, code: status }));
 }
 
-export function sglangLengthMessage(c: Exclude<LengthCheck, { ok: true }>): string {
-  if (c.reason === 'bad-max') return 'max_tokens must be positive.';
-  if (c.reason === 'prompt-too-long') return `The input (${c.promptTokens} tokens) is longer than the model's context length (${c.limit} tokens).`;
-  return `Requested token count exceeds the model's maximum context length of ${c.limit} tokens. You requested a total of ${c.promptTokens + c.maxTokens} tokens: ${c.promptTokens} tokens from the input messages and ${c.maxTokens} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`;
-}
+export { sglangLengthMessage };
 
 function matched(finish: FinishReason | null): string {
   return finish === 'stop' ? String(SGLANG_EOS_ID) : 'null';

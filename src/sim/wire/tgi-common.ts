@@ -1,6 +1,5 @@
 /** TGI constants and helpers shared by the native and OpenAI-style routes. */
 import { outputText } from './filler.js';
-import type { LengthCheck } from './request.js';
 import { json, type FinishReason, type GenIdentity, type GenTimings, type HttpReply } from './types.js';
 
 export const TGI_VERSION = '3.3.6-dev0';
@@ -12,11 +11,7 @@ export function tgiError(status: number, message: string, errorType: string): Ht
   return json(status, JSON.stringify({ error: message, error_type: errorType }));
 }
 
-export function tgiLengthMessage(c: Exclude<LengthCheck, { ok: true }>): string {
-  if (c.reason === 'bad-max') return 'Input validation error: `max_new_tokens` must be strictly positive';
-  if (c.reason === 'prompt-too-long') return `Input validation error: \`inputs\` must have less than ${c.limit - 1} tokens. Given: ${c.promptTokens}`;
-  return `Input validation error: \`inputs\` tokens + \`max_new_tokens\` must be <= ${c.limit}. Given: ${c.promptTokens} \`inputs\` tokens and ${c.maxTokens} \`max_new_tokens\``;
-}
+export { tgiLengthMessage, tgiResolveMax } from './length-errors.js';
 
 export function tgiFinish(f: FinishReason): string {
   return f === 'length' ? 'length' : f === 'stop' ? 'eos_token' : 'length';

@@ -5,8 +5,7 @@
  * Completions use TGI-native finish reasons, "finish_reason":"" while running and `model` after `choices`.
  */
 import { readOpenAi } from './openai-common.js';
-import { resolveMax } from './request.js';
-import { TGI_FINGERPRINT, tgiError, tgiFinish, tgiGenerated, tgiLengthMessage, tgiTimingHeaders } from './tgi-common.js';
+import { TGI_FINGERPRINT, tgiError, tgiFinish, tgiGenerated, tgiLengthMessage, tgiResolveMax, tgiTimingHeaders } from './tgi-common.js';
 import { tokenText } from './filler.js';
 import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type WireContext } from './types.js';
 
@@ -63,7 +62,7 @@ function openAi(chat: boolean) {
         ? { status: 200, headers: { 'content-type': 'text/event-stream' }, body: `data:${JSON.stringify({ error: { message: msg, http_status_code: 422 } })}\n\n` }
         : tgiError(422, msg, 'validation');
     if (!r.prompt.ok) return inBand(r.prompt.message);
-    const len = resolveMax(ctx.maxModelLen, r.prompt.tokens, r.requestedMax, 'remaining');
+    const len = tgiResolveMax(ctx.maxModelLen, r.prompt.tokens, r.requestedMax);
     if (!len.ok) return inBand(tgiLengthMessage(len));
     const model = r.model ?? ctx.model;
     const enc = chat ? chatEncoder(id, model, r.prompt.tokens, r.includeUsage === true) : completionEncoder(id, model, r.prompt.tokens);

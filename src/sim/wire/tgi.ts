@@ -9,9 +9,9 @@
 import { encode, decode } from 'gpt-tokenizer/encoding/o200k_base';
 import { countPrompt, tokenId, tokenText } from './filler.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
-import { asObj, bool, int, resolveMax, str } from './request.js';
+import { asObj, bool, int, str } from './request.js';
 import { tgiChat, tgiCompletions } from './tgi-openai.js';
-import { TGI_EOS_ID, TGI_EOS_TEXT, TGI_VERSION, tgiError, tgiFinish, tgiGenerated, tgiLengthMessage, tgiTimingHeaders } from './tgi-common.js';
+import { TGI_EOS_ID, TGI_EOS_TEXT, TGI_VERSION, tgiError, tgiFinish, tgiGenerated, tgiLengthMessage, tgiResolveMax, tgiTimingHeaders } from './tgi-common.js';
 import { empty, json, text, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type WireContext } from './types.js';
 
 function logprob(i: number): number {
@@ -66,7 +66,7 @@ function native(mode: 'generate' | 'stream' | 'compat') {
     if (stream && bool(p, 'decoder_input_details') === true) return inBand('Input validation error: `decoder_input_details` == true is not supported when streaming tokens');
     const pc = countPrompt(inputs);
     if (!pc.ok) return inBand(pc.message);
-    const len = resolveMax(ctx.maxModelLen, pc.tokens, int(p, 'max_new_tokens'), 'remaining');
+    const len = tgiResolveMax(ctx.maxModelLen, pc.tokens, int(p, 'max_new_tokens'));
     if (!len.ok) return inBand(tgiLengthMessage(len));
     const opts: NativeOpts = { details: bool(p, 'details') === true, fullText: bool(p, 'return_full_text') === true ? inputs : undefined, promptTokens: pc.tokens };
     return { promptTokens: pc.tokens, maxTokens: len.maxTokens, ignoreEos: false, stream, encoder: nativeEncoder(id, opts, mode === 'compat') };

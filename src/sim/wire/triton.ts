@@ -8,6 +8,7 @@
 import { countPrompt, outputText, tokenOut } from './filler.js';
 import { floatLit } from './json.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
+import { tritonLengthMessage } from './length-errors.js';
 import { asObj, bool, int, resolveMax, str } from './request.js';
 import { empty, json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type RouteInput, type WireContext } from './types.js';
 
@@ -44,7 +45,7 @@ function generate(stream: boolean) {
     const pc = countPrompt(text);
     if (!pc.ok) return tritonError(400, pc.message);
     const len = resolveMax(ctx.maxModelLen, pc.tokens, max, 16);
-    if (!len.ok) return tritonError(400, `Prompt length (${pc.tokens}) plus max_tokens (${max}) exceeds the maximum sequence length (${ctx.maxModelLen})`);
+    if (!len.ok) return tritonError(400, tritonLengthMessage(pc.tokens, max ?? len.maxTokens, ctx.maxModelLen));
     const minLen = int(o, 'min_length') ?? int(o, 'min_tokens');
     const ignoreEos = int(o, 'end_id') === -1 || (minLen !== undefined && minLen >= len.maxTokens);
     const rid = typeof o['id'] === 'string' ? o['id'] : undefined;

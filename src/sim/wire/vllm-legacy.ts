@@ -42,8 +42,9 @@ function generate(ctx: WireContext, input: { body: unknown }, id: GenIdentity): 
   const pc = countPrompt(o['prompt']);
   if (!pc.ok || typeof o['prompt'] !== 'string') return serverError();
   const max = int(o, 'max_tokens');
-  const len = resolveMax(ctx.maxModelLen, pc.tokens, max, 16);
-  // the engine rejects over-long prompts by finishing with no output; a 500 is what a client sees for bad params
+  // vLLM 0.2 caps generation at max_model_len (FINISHED_LENGTH_CAPPED) rather than refusing max_tokens; it
+  // drops over-long prompts with no output, and a 500 is what a client sees for those and for bad params.
+  const len = resolveMax(ctx.maxModelLen, pc.tokens, max, 16, true);
   if (!len.ok) return serverError();
   const minTokens = int(o, 'min_tokens');
   return {

@@ -7,6 +7,7 @@
 import { countChat, countPrompt, fillerIds, outputText, tokenOut, tokenText } from './filler.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { SSE_DONE, readOpenAi, sse } from './openai-common.js';
+import { vllmLengthMessage } from './length-errors.js';
 import { asObj, resolveMax, type LengthCheck } from './request.js';
 import { empty, json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type WireContext } from './types.js';
 
@@ -21,15 +22,7 @@ export function vllmError(status: number, message: string, param: string | null 
 
 /** The two context-length messages vLLM uses, shared with other engines that copied them. */
 export function vllmLengthError(c: Exclude<LengthCheck, { ok: true }>): HttpReply {
-  if (c.reason === 'bad-max') return vllmError(400, `max_tokens must be at least 1, got ${c.maxTokens}.`, 'max_tokens');
-  if (c.reason === 'prompt-too-long') {
-    return vllmError(400, `This model's maximum context length is ${c.limit} tokens. However, your request has ${c.promptTokens} input tokens. Please reduce the length of the input messages.`, 'input_tokens');
-  }
-  return vllmError(
-    400,
-    `'max_tokens' or 'max_completion_tokens' is too large: ${c.maxTokens}. This model's maximum context length is ${c.limit} tokens and your request has ${c.promptTokens} input tokens (${c.maxTokens} > ${c.limit} - ${c.promptTokens}).`,
-    'max_tokens',
-  );
+  return vllmError(400, vllmLengthMessage(c), c.reason === 'prompt-too-long' ? 'input_tokens' : 'max_tokens');
 }
 
 function usage(p: number, n: number): string {

@@ -1,0 +1,204 @@
+/**
+ * inferbench against a real engine: llama.cpp's llama-server (CPU build, see global-setup.ts) serving a tiny
+ * random-weight llama with GPT-2's vocabulary, 4 slots. Run with `npm run test:llamacpp` (not part of
+ * `npm test`). The figures it prints (inferbench vs the server's own timings) are the README's.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEFAULT_SHAPE, makeTinyGguf } from '../../scripts/llamacpp/make-tiny-gguf.js';
+import { type RunResult, mean, runInferbench, stageMean } from './inferbench-run.js';
+import { type LlamaServer, startLlamaServer } from './llama-server-process.js';
+import { type ServerTaskTiming, parseServerTimings } from './server-log.js';
+import { backlogIntoNextRow, cacheHits, firstTtftByStage } from './run-checks.js';
+
+const build = inject('llamaServerBuild');
+const skipReason = 'skipReason' in build ? build.skipReason : undefined;
+if (skipReason !== undefined) console.warn(`llama.cpp suite SKIPPED (environment cannot build llama-server): ${skipReason}`);
+
+const SLOTS = 4;
+const PROMPT = 512;
+const OUTPUT = 128;
+/** 4 slots × (512 + 128) tokens, with room. */
+const CTX = 4096;
+/** One thread leaves the other core to inferbench, so client overhead does not blur the timings. */
+const THREADS = 1;
+const RUN_LIMIT_MS = 9 * 60_000;
+const LENGTHS = ['--prompt-tokens', String(PROMPT), '--output-tokens', String(OUTPUT)];
+
+const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+const report = (title: string, lines: string[]): void => console.log([`[llama.cpp] ${title}`, ...lines.map((l) => `  ${l}`)].join('\n'));
+
+describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 vocab), CPU, 4 slots', () => {
+  let server: LlamaServer;
+
+  beforeAll(async () => {
+    if (!('dir' in build)) return;
+    const model = join(mkdtempSync(join(tmpdir(), 'inferbench-gguf-')), 'tiny-llama.gguf');
+    // EOS-prone: without ignore_eos every reply would end after one token (see the --no-force-length test).
+    makeTinyGguf(join(build.dir, 'ggml-vocab-gpt-2.gguf'), model, { ...DEFAULT_SHAPE, eosBias: 4 });
+    server = await startLlamaServer({ binary: join(build.dir, 'bin/llama-server'), model, parallel: SLOTS, ctx: CTX, threads: THREADS });
+    report('setup', [
+      `llama-server ${build.dir}${build.buildSeconds !== undefined && build.buildSeconds > 30 ? ` (built in ${build.buildSeconds} s)` : ' (cached build)'}`,
+      `model: llama ${DEFAULT_SHAPE.nEmbd} embd × ${DEFAULT_SHAPE.nLayers} layers × ${DEFAULT_SHAPE.nHeads} heads, GPT-2 vocab (50257), f32; --parallel ${SLOTS} -c ${CTX} -t ${THREADS}`,
+    ]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  describe('100 requests at concurrency 4', () => {
+    let run: RunResult;
+    let timings: ServerTaskTiming[];
+
+    beforeAll(async () => {
+      const logStart = server.log().length;
+      run = await runInferbench(
+        server.url,
+        ['--profile', 'concurrent', '--concurrency', String(SLOTS), '--max-requests', '100', '--max-seconds', '600', ...LENGTHS, '--tokenizer', 'server', '--label', 'llamacpp-100'],
+        RUN_LIMIT_MS,
+      );
+      timings = parseServerTimings(server.log().slice(logStart));
+    }, RUN_LIMIT_MS + 60_000);
+
+    it('detects llama.cpp and chooses /v1/completions with ignore_eos (every reply has the full length)', () => {
+      expect(run.summary.target.engine).toBe('llamacpp');
+      expect(run.summary.target.api).toBe('openai-completions');
+      expect(run.summary.target.simulated).toBe(false);
+      const ok = run.records.filter((r) => r.status === 'ok');
+      expect(ok.length).toBeGreaterThan(0);
+      // The model ends every reply at once unless ignore_eos masks end-of-text.
+      expect(ok.filter((r) => r.outputTokens !== OUTPUT).map((r) => r.outputTokens)).toEqual([]);
+      expect(ok.every((r) => r.tokenCountSource === 'server-usage')).toBe(true);
+    });
+
+    it('runs 100 requests with no failures', () => {
+      const stage = run.summary.stages[0];
+      report('100 requests', [
+        `ok ${stage?.requests.ok}, errors ${stage?.requests.errors}, incomplete ${stage?.requests.incomplete}, errorsByCode ${JSON.stringify(stage?.errorsByCode)}`,
+      ]);
+      expect(run.records).toHaveLength(100);
+      expect(run.records.filter((r) => r.status !== 'ok').map((r) => r.error?.code ?? r.status)).toEqual([]);
+      expect(stage?.requests.ok).toBe(100);
+    });
+
+    it('sends prompts of exactly the requested length (the server counts what was asked for)', () => {
+      const off = run.records.filter((r) => r.promptTokens !== r.requestedPromptTokens || r.promptTokenSource !== 'server-usage');
+      const serverOff = timings.filter((t) => t.promptEvaluated !== PROMPT);
+      report('prompt lengths', [
+        `requested ${PROMPT}; server-counted equal for ${run.records.length - off.length} of ${run.records.length}; ` +
+          `server log: ${timings.length} tasks, ${serverOff.length} evaluated ≠ ${PROMPT} tokens`,
+      ]);
+      expect(off.map((r) => ({ id: r.id, requested: r.requestedPromptTokens, server: r.promptTokens }))).toEqual([]);
+      expect(run.summary.stages[0]?.promptLengthMismatches).toBe(0);
+      expect(serverOff.map((t) => t.promptEvaluated)).toEqual([]);
+    });
+
+    it("reports a mean ITL within 2% of the server's own per-token time", () => {
+      const full = timings.filter((t) => t.genTokens === OUTPUT);
+      const serverItl = mean(full.map((t) => t.perTokenMs));
+      const serverPrompt = mean(timings.map((t) => t.promptMs));
+      const itl = stageMean(run.summary, 0, 'itlMs');
+      const ttft = stageMean(run.summary, 0, 'ttftMs');
+      const diff = (itl - serverItl) / serverItl;
+      report('ITL vs server', [
+        `inferbench mean ITL ${fmt(itl, 3)} ms; server mean per-token ${fmt(serverItl, 3)} ms over ${full.length} tasks; difference ${fmt(100 * diff)}%`,
+        `inferbench mean TTFT ${fmt(ttft)} ms; server mean prompt eval ${fmt(serverPrompt)} ms (TTFT also holds queueing, HTTP and the first decode)`,
+        `output throughput ${fmt(run.summary.stages[0]?.outputTokenThroughput ?? Number.NaN, 1)} tok/s`,
+      ]);
+      expect(full.length).toBe(100);
+      expect(Math.abs(diff)).toBeLessThanOrEqual(0.02);
+    });
+  });
+
+  it('without ignore_eos the same model ends its replies at once (so the full lengths above were forced)', async () => {
+    const run = await runInferbench(
+      server.url,
+      ['--profile', 'synchronous', '--max-requests', '3', ...LENGTHS, '--no-force-length', '--label', 'llamacpp-noforce'],
+      RUN_LIMIT_MS,
+    );
+    const outputs = run.records.map((r) => r.outputTokens);
+    report('--no-force-length', [`output tokens ${outputs.join(', ')} (requested ${OUTPUT})`]);
+    expect(run.records.every((r) => r.status === 'ok')).toBe(true);
+    expect(outputs.every((n) => n < OUTPUT)).toBe(true);
+  }, RUN_LIMIT_MS + 60_000);
+
+  it('finds the knee at 4 slots: throughput grows to 4 streams then stays flat, TTFT jumps at 8', async () => {
+    const run = await runInferbench(
+      server.url,
+      ['--profile', 'concurrent', '--concurrency', '1,2,4,8', '--max-seconds', '8', ...LENGTHS, '--label', 'llamacpp-knee'],
+      RUN_LIMIT_MS,
+    );
+    const rows = [1, 2, 4, 8].map((c) => {
+      const s = run.summary.stages.find((st) => st.concurrency === c);
+      return {
+        c,
+        thr: s?.outputTokenThroughput ?? Number.NaN,
+        ttft: s ? stageMean(run.summary, s.index, 'ttftMs') : Number.NaN,
+        itl: s ? stageMean(run.summary, s.index, 'itlMs') : Number.NaN,
+        errors: s?.requests.errors ?? Number.NaN,
+      };
+    });
+    report('concurrency sweep', [
+      '| streams | output tok/s | mean TTFT ms | mean ITL ms | failed |',
+      ...rows.map((r) => `| ${r.c} | ${fmt(r.thr, 1)} | ${fmt(r.ttft, 1)} | ${fmt(r.itl, 3)} | ${r.errors} |`),
+    ]);
+    const [c1, c2, c4, c8] = rows as [typeof rows[0], typeof rows[0], typeof rows[0], typeof rows[0]];
+    expect(rows.map((r) => r.errors)).toEqual([0, 0, 0, 0]);
+    expect(c2.thr).toBeGreaterThan(1.15 * c1.thr);
+    expect(c4.thr).toBeGreaterThan(1.15 * c2.thr);
+    expect(c8.thr / c4.thr).toBeGreaterThan(0.85);
+    expect(c8.thr / c4.thr).toBeLessThan(1.15);
+    // At 8 streams half the requests wait for a slot: about one whole reply of queueing.
+    expect(c8.ttft).toBeGreaterThan(3 * c4.ttft);
+  }, RUN_LIMIT_MS + 60_000);
+
+  describe('default-style sweep with short rows', () => {
+    let run: RunResult;
+    let timings: ServerTaskTiming[];
+
+    beforeAll(async () => {
+      const logStart = server.log().length;
+      run = await runInferbench(server.url, ['--profile', 'sweep', '--max-seconds', '3', '--label', 'llamacpp-sweep'], RUN_LIMIT_MS);
+      timings = parseServerTimings(server.log().slice(logStart));
+      const sync = run.summary.stages.find((s) => s.label === 'synchronous');
+      const first = firstTtftByStage(run.records);
+      report('sweep', [
+        '| row | req/s | output tok/s | mean TTFT ms | first request TTFT ms | mean ITL ms | ok | failed | cut |',
+        ...run.summary.stages.map(
+          (s) =>
+            `| ${s.label} | ${fmt(s.requestThroughput)} | ${fmt(s.outputTokenThroughput, 1)} | ${fmt(stageMean(run.summary, s.index, 'ttftMs'), 1)} | ` +
+            `${fmt(first.get(s.index) ?? Number.NaN, 1)} | ${fmt(stageMean(run.summary, s.index, 'itlMs'), 3)} | ${s.requests.ok} | ${s.requests.errors} | ${s.requests.incomplete} |`,
+        ),
+        `synchronous row: mean TTFT ${fmt(sync ? stageMean(run.summary, sync.index, 'ttftMs') : Number.NaN, 1)} ms; server log: ${timings.length} tasks`,
+      ]);
+    }, RUN_LIMIT_MS + 60_000);
+
+    it('has no failed requests in any row', () => {
+      expect(run.summary.stages.length).toBeGreaterThanOrEqual(3);
+      expect(run.summary.stages.map((s) => ({ row: s.label, errorsByCode: s.errorsByCode })).filter((s) => Object.keys(s.errorsByCode).length > 0)).toEqual([]);
+    });
+
+    it('starts every row on an idle server (no backlog from the row before)', () => {
+      const backlog = backlogIntoNextRow(run.records, run.summary);
+      report('backlog', backlog.details);
+      expect(backlog.lateRequests).toEqual([]);
+      expect(backlog.slowFirstRequests).toEqual([]);
+    });
+
+    it('gets no prefix-cache hits (the server reports no cached prompt tokens)', () => {
+      const hits = cacheHits(run.records);
+      const evaluated = timings.reduce((a, t) => a + t.promptEvaluated, 0);
+      const sent = run.records.filter((r) => r.status === 'ok').reduce((a, r) => a + r.promptTokens, 0);
+      report('cache', [
+        `requests with cached prompt tokens: ${hits.clientHits.length} of ${hits.withCacheField} that report the field` +
+          (hits.clientHits.length > 0 ? ` (cached ${hits.clientHits.reduce((a, h) => a + h.cachedTokens, 0)} tokens in all)` : ''),
+        `server log: ${timings.length} tasks evaluated ${evaluated} prompt tokens; successful requests sent ${sent}`,
+      ]);
+      expect(hits.withCacheField).toBeGreaterThan(0);
+      expect(hits.clientHits).toEqual([]);
+    });
+  });
+});

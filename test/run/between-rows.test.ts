@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { readRunFolder } from '../helpers/run-folder.js';
+import { startSlotServer } from '../helpers/slot-server.js';
+
+/**
+ * Issue 19 items 2 and 3, against a server that behaves as llama.cpp's did: a prefix cache that reports
+ * cached_tokens, and requests whose client has left served anyway (a backlog the next row would inherit).
+ */
+describe('rows that do not contaminate each other', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'ib-rows-'));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  const sweep = (url: string, out: string, extra: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+    runCli(['run', '--target', url, '--profile', 'sweep', '--sweep-rates', '2', '--max-seconds', '1', '--output-tokens', '16', '--prompt-tokens', '48', '--tokenizer', 'approx', '--out', out, '--no-progress', ...extra], { timeoutMs: 180_000 });
+
+  it('sends prompts no earlier row sent; a server answering from its cache anyway is flagged on the row (‡) and under the table', async () => {
+    const server = await startSlotServer({ slots: 2, prefillMs: 30, tokenMs: 5, metrics: true });
+    try {
+      const first = await sweep(server.url, join(tmp, 'fresh'));
+      expect(first.code, first.stderr).toBe(0);
+      const { doc, records } = readRunFolder(join(tmp, 'fresh'));
+      expect(doc.stages.length).toBe(4);
+      expect(server.stats.cacheHits).toBe(0);
+      expect(records.every((r) => (r.cachedTokens ?? 0) === 0)).toBe(true);
+      expect(doc.stages.some((s) => s.unintendedCache)).toBe(false);
+
+      // The same seed again: the same prompts, which this server has cached. Every row must say so.
+      const again = await sweep(server.url, join(tmp, 'cached'));
+      expect(again.code, again.stderr).toBe(0);
+      const cached = readRunFolder(join(tmp, 'cached')).doc;
+      expect(server.stats.cacheHits).toBeGreaterThan(0);
+      const flagged = cached.stages.filter((s) => s.unintendedCache);
+      expect(flagged.length).toBeGreaterThan(0);
+      expect(again.stdout).toMatch(/synchronous ‡/);
+      expect(again.stdout).toMatch(/‡ WARNING: the server answered from its prefix cache/);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+
+  it('the default sweep against a 2-slot server that keeps serving abandoned requests: no backlog, every row below capacity at low TTFT, waits said', async () => {
+    const server = await startSlotServer({ slots: 2, prefillMs: 40, tokenMs: 8, metrics: true });
+    try {
+      const out = join(tmp, 'backlog');
+      const res = await sweep(server.url, out);
+      expect(res.code, res.stderr).toBe(0);
+      const { doc } = readRunFolder(out);
+      // The throughput row keeps a bounded number in flight and lets them finish: it leaves nothing behind.
+      const throughput = doc.stages.find((s) => s.label === 'throughput')!;
+      expect(throughput.requests.incomplete).toBe(0);
+      expect(throughput.window?.capSearch?.cap).toBeLessThanOrEqual(64);
+      expect(server.stats.abandonedServed).toBe(0);
+      const sync = doc.stages.find((s) => s.label === 'synchronous')!.metrics.ttftMs!.mean;
+      for (const s of doc.stages.slice(1)) expect(s.idleWait?.idle, s.label).toBe(true);
+      for (const s of doc.stages.filter((x) => x.kind === 'open' && !x.belowTarget)) {
+        expect(s.requests.incomplete, s.label).toBe(0);
+        expect(s.metrics.ttftMs!.mean, s.label).toBeLessThan(3 * sync + 50);
+      }
+      expect(res.stdout).toMatch(/waited for an idle server before: .* \(server \/metrics: running \+ waiting = 0\)/);
+      // Failure text never lands in a numeric column.
+      for (const line of res.stdout.split('\n').filter((l) => l.startsWith('|'))) {
+        expect(line.split('|').map((c) => c.trim())[2] ?? '').not.toMatch(/none finished|all failed|E_/);
+      }
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+
+  it('when a row had to abandon requests (--drain 0), the next row waits until /metrics reads idle, and starts at low TTFT', async () => {
+    const server = await startSlotServer({ slots: 2, prefillMs: 40, tokenMs: 8, metrics: true });
+    try {
+      const out = join(tmp, 'abandoned');
+      const res = await sweep(server.url, out, ['--drain', '0']);
+      expect(res.code, res.stderr).toBe(0);
+      const { doc } = readRunFolder(out);
+      const at = doc.stages.findIndex((s) => s.label === 'throughput');
+      expect(doc.stages[at]!.requests.incomplete).toBeGreaterThan(0);
+      const after = doc.stages[at + 1]!;
+      expect(after.idleWait?.idle).toBe(true);
+      expect(after.idleWait!.waitedS).toBeGreaterThan(0.3);
+      expect(server.stats.abandonedServed).toBeGreaterThan(0);
+      const sync = doc.stages.find((s) => s.label === 'synchronous')!.metrics.ttftMs!.mean;
+      expect(after.metrics.ttftMs!.mean).toBeLessThan(3 * sync + 50);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+
+  it('without /metrics: a one-token probe decides the server is idle again after a row that cut requests', async () => {
+    const server = await startSlotServer({ slots: 2, prefillMs: 40, tokenMs: 8, metrics: false });
+    try {
+      const out = join(tmp, 'probe');
+      const res = await sweep(server.url, out, ['--drain', '0']);
+      expect(res.code, res.stderr).toBe(0);
+      const { doc } = readRunFolder(out);
+      const throughputAt = doc.stages.findIndex((s) => s.label === 'throughput');
+      expect(doc.stages[throughputAt]!.requests.incomplete).toBeGreaterThan(0);
+      const after = doc.stages[throughputAt + 1]!;
+      expect(after.idleWait?.idle).toBe(true);
+      expect(after.idleWait?.method).toMatch(/probe TTFT/);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+});
