@@ -133,10 +133,10 @@ export function buildProgram(): Command {
         process.exitCode = seedCompareCommand(flags['seedFile'], flags['json'] === true, io.stdout);
         return;
       }
-      const { resolveRunOptions, DEFAULT_PREDICT_STAGE_SECONDS } = await import('../config/run-options.js');
+      const { resolveRunOptions } = await import('../config/run-options.js');
       const { predictCommand } = await import('./predict-command.js');
       const notices: string[] = [];
-      const opts = resolveRunOptions(withSources(flags, cmd), process.env, { stageSeconds: DEFAULT_PREDICT_STAGE_SECONDS }, notices);
+      const opts = resolveRunOptions(withSources(flags, cmd), process.env, undefined, notices);
       printNotices(notices, opts.json);
       process.exitCode = (await predictCommand(opts, io)).exitCode;
     });

@@ -159,10 +159,11 @@ export interface WorkloadOptions {
   timeScale?: number;
 }
 
-/** Seconds per stage when nothing bounds it: a sweep against the built-in simulator then takes about a minute. */
+/**
+ * Seconds each row is measured for when nothing else bounds it, after its ramp-up (load/window.ts). `run` and
+ * `predict` use the same rules, so a prediction and a measurement of one setup compare like with like.
+ */
 export const DEFAULT_STAGE_SECONDS = 5;
-/** Simulated seconds per stage for `predict`, where time costs nothing. */
-export const DEFAULT_PREDICT_STAGE_SECONDS = 60;
 
 /**
  * Validate every flag at once; throws one E_CONFIG error listing all problems. `notices` receives one line per

@@ -180,10 +180,7 @@ export class SteadyWindow {
     const r = this.rules;
     if (!r || this.phase === 'closed') return;
     if (this.phase === 'ramp') {
-      if (!this.capSettled) {
-        this.stepCap(now, r);
-        if (this.capSettled) this.hopFrom = now;
-      }
+      if (!this.capSettled) this.stepCap(now, r);
       if (now >= this.startMs + r.warmupMs && this.rampDone) {
         this.open(now);
       } else if (now >= this.startMs + Math.max(r.rampLimitMs, r.warmupMs)) {
@@ -213,20 +210,27 @@ export class SteadyWindow {
    * One step of the cap search. With `cap` requests always in flight, the completion rate is cap / mean latency
    * (Little's law), measured over the requests sent at this step — steadier than timing the completions, whose
    * first ones are the step's fastest. A step that gains less than minGain ends the search: the cap stays there if
-   * it still gained, or goes back to the previous step if it lost.
+   * it still gained (2% or more), or goes back to the previous step.
    */
   private stepCap(now: number, r: WindowRules): void {
     const a = r.adaptiveCap as NonNullable<WindowRules['adaptiveCap']>;
     const lat = this.roundLatencies;
-    if (lat.length < Math.max(this.cap, 8)) return;
+    // Half a round of completions tells the rate well enough to compare steps, in half the time.
+    if (lat.length < Math.max(this.cap / 2, 8)) return;
     const mean = lat.reduce((x, y) => x + y, 0) / lat.length;
     const rate = mean > 0 ? (this.cap * 1000) / mean : 0;
     this.steps.push({ cap: this.cap, completionRate: rate });
     const prev = this.steps[this.steps.length - 2];
     const gained = prev === undefined || rate >= prev.completionRate * (1 + a.minGain);
     if (!gained || this.cap >= a.max) {
-      if (prev && rate < prev.completionRate) this.cap = prev.cap;
       this.capSettled = true;
+      // A step that gained nothing (under 2%) only adds queue: go back to the previous cap.
+      if (prev && rate < prev.completionRate * 1.02) {
+        this.cap = prev.cap;
+        this.hopFrom = now; // back to a lower cap: wait one more hop for the in-flight count to come down
+      } else {
+        this.rampDone = true; // this cap has run for a round already: the load is in place
+      }
       return;
     }
     this.cap = Math.min(a.max, Math.round(this.cap * a.growth));

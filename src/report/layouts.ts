@@ -37,7 +37,10 @@ function failureCell(s: StageSummary): string {
     .map(([code, n]) => `${code}×${n}`)
     .join(' ');
   const failed = s.requests.errors > 0 ? `${s.requests.errors}/${s.requests.ok + s.requests.errors} (${Math.round(s.failureShare * 100)}%) ${codes}` : '0';
-  return s.requests.incomplete > 0 ? `${failed}; ${s.requests.incomplete} cut` : failed;
+  const cut = s.requests.incomplete > 0 ? `; ${s.requests.incomplete} cut` : '';
+  // Requests resent once on a fresh connection (the server had closed the kept-alive one): not failures.
+  const retried = s.requests.retried ? `; ${s.requests.retried} retried` : '';
+  return `${failed}${cut}${retried}`;
 }
 
 /** Why a row has no figures: said under the table, never in a numeric column. */

@@ -1,5 +1,5 @@
 /** Runs `inferbench run` against a target as a user would, and reads back its run folder. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RequestRecord } from '../../src/metrics/record.js';
@@ -12,20 +12,31 @@ export interface RunResult {
   outDir: string;
   summary: ParsedSummary;
   records: RequestRecord[];
+  /** Per row (stage index), the server's peak gauges from summary.json's `stages[].server`. */
+  serverPeaks: Map<number, { peakRunning?: number; peakWaiting?: number }>;
 }
 
-export async function runInferbench(target: string, args: string[], timeoutMs: number): Promise<RunResult> {
+/**
+ * `allowFailedRun`: a run whose requests all failed exits non-zero by design; read its folder anyway.
+ * Each call should pass its own --seed: the same seed repeats the same prompts, which a server's prompt
+ * cache would then serve from an earlier run.
+ */
+export async function runInferbench(target: string, args: string[], timeoutMs: number, opts: { allowFailedRun?: boolean } = {}): Promise<RunResult> {
   const outDir = join(mkdtempSync(join(tmpdir(), 'inferbench-llamacpp-')), 'run');
   const res = await runCli(['run', '--target', target, ...args, '--json', '--no-progress', '--out', outDir], { timeoutMs });
-  if (res.code !== 0) {
+  if (res.code !== 0 && !(opts.allowFailedRun === true && existsSync(join(outDir, 'summary.json')))) {
     throw new Error(`inferbench run exited ${res.code ?? 'killed'}: ${args.join(' ')}\n${res.stderr.slice(-3000)}`);
   }
-  const summary = summarySchema.parse(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8')));
+  const raw = JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8')) as {
+    stages?: Array<{ index: number; server?: { peakRunning?: number; peakWaiting?: number } }>;
+  };
+  const summary = summarySchema.parse(raw);
+  const serverPeaks = new Map((raw.stages ?? []).map((s) => [s.index, s.server ?? {}]));
   const records = readFileSync(join(outDir, 'requests.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as RequestRecord);
-  return { code: res.code, stderr: res.stderr, outDir, summary, records };
+  return { code: res.code, stderr: res.stderr, outDir, summary, records, serverPeaks };
 }
 
 export const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;

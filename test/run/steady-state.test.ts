@@ -106,3 +106,25 @@ describe('steady-state rows against real HTTP servers', () => {
     expect(res.stdout).toMatch(/latency columns from a 10-request one-at-a-time pass/);
   });
 });
+
+describe('predict uses the same window rules as run', () => {
+  it('same default row length and window text; --rate 4 predicts 4 req/s over the steady window', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ib-predict-'));
+    try {
+      const res = await runCli(['predict', '--profile', 'constant', '--rate', '4', '--out', dir, '--json']);
+      expect(res.code, res.stderr).toBe(0);
+      const doc = JSON.parse(res.stdout) as { windowRules: string; stages: Array<{ requestThroughput: number; window?: { rule: string; lengthS: number } }> };
+      const s = doc.stages[0]!;
+      expect(s.window?.rule).toBe('steady');
+      expect(s.requestThroughput).toBeGreaterThan(3.8);
+      expect(s.requestThroughput).toBeLessThan(4.2);
+      expect(doc.windowRules).toMatch(/closes 5 s later/);
+      const run = await runCli(['run', '--profile', 'constant', '--rate', '4', '--max-seconds', '1', '--out', join(dir, 'run'), '--json', '--no-progress']);
+      expect(run.code, run.stderr).toBe(0);
+      const runDoc = JSON.parse(run.stdout) as { windowRules: string };
+      expect(runDoc.windowRules.replace('closes 1 s later', '').replace(/up to 3 s/, '')).toBe(doc.windowRules.replace('closes 5 s later', '').replace(/up to 15 s/, ''));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
