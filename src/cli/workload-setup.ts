@@ -10,6 +10,9 @@ import { loadTrace } from '../workload/trace.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import type { Workload } from '../workload/types.js';
 
+/** Per /tokenize request when the server tokenizer is the default rather than asked for. */
+const DEFAULT_TOKENIZE_TIMEOUT_MS = 5000;
+
 /** Engines whose /tokenize the server tokenizer can use. */
 const TOKENIZE_API: Record<string, TokenizeApi> = { vllm: 'vllm', sglang: 'sglang', tgi: 'tgi', llamacpp: 'llamacpp' };
 
@@ -56,7 +59,8 @@ export async function setupWorkload(opts: RunOptions, target: Target): Promise<W
 
   const started = performance.now();
   try {
-    const tokenizer = await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model });
+    // Not asked for: a server that does not answer /tokenize promptly costs seconds, not the 30 s default.
+    const tokenizer = await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model, timeoutMs: DEFAULT_TOKENIZE_TIMEOUT_MS });
     const setup = await buildWorkload(opts, target, tokenizer);
     const ms = performance.now() - started;
     setup.notice = `prompt lengths: exact, calibrated against the server's /tokenize before the first row (${tokenizer.requests} requests, ${ms.toFixed(0)} ms); --tokenizer approx skips this`;

@@ -9,6 +9,22 @@ export interface ExplicitFlags {
   sweepRates: boolean;
 }
 
+/** `raw.xExplicit` from the CLI; for callers that pass only what the user gave, a present value is explicit. */
+export function explicitFlags(raw: {
+  profile?: string;
+  arrival?: string;
+  sweepRates?: string;
+  profileExplicit?: boolean;
+  arrivalExplicit?: boolean;
+  sweepRatesExplicit?: boolean;
+}): ExplicitFlags {
+  return {
+    profile: raw.profileExplicit ?? raw.profile !== undefined,
+    arrival: raw.arrivalExplicit ?? raw.arrival !== undefined,
+    sweepRates: raw.sweepRatesExplicit ?? raw.sweepRates !== undefined,
+  };
+}
+
 /** The flags whose meaning depends on the profile, after parsing. */
 export interface ProfileFlags {
   profile: ProfileName;
@@ -19,16 +35,21 @@ export interface ProfileFlags {
   warmupSeconds?: number | undefined;
   target?: string | undefined;
   engine?: string | undefined;
+  trace?: string | undefined;
 }
 
 /**
  * A flag the chosen profile would not use is never dropped silently. Where the intent is plain (`--rate 4`
- * alone means constant-rate rows, `--concurrency 8` alone a concurrent row, `--burstiness` in a sweep means
- * gamma arrivals) the profile or arrival is implied and `notices` says so in one line; where flags contradict
- * each other (`--profile sweep --rate 4`) a problem names the conflict.
+ * alone means constant-rate rows, `--concurrency 8` alone a concurrent row, `--trace` alone a replay,
+ * `--burstiness` in a sweep means gamma arrivals) the profile or arrival is implied and `notices` says so in
+ * one line; where flags contradict each other (`--profile sweep --rate 4`) a problem names the conflict.
  */
 export function reconcileProfileFlags(f: ProfileFlags, explicit: ExplicitFlags, p: Problems, notices: string[]): { profile: ProfileName; arrival: ArrivalKind } {
   let { profile, arrival } = f;
+  if (f.trace && !explicit.profile && !f.rates && !f.concurrencies) {
+    profile = 'replay';
+    notices.push('--trace without --profile: running the replay profile (requests at the trace\'s times)');
+  }
   // --arrival poisson beside --rate picks the poisson profile; otherwise --arrival belongs to sweep rows only.
   let arrivalUsed = profile === 'sweep';
   const both = !explicit.profile && f.rates !== undefined && f.concurrencies !== undefined;
@@ -64,6 +85,8 @@ export function reconcileProfileFlags(f: ProfileFlags, explicit: ExplicitFlags, 
   if (f.warmupSeconds !== undefined && f.warmupSeconds > 0 && profile === 'grid') {
     p.push('--warmup has no effect on grid cells (each cell is one burst, measured whole); leave it out');
   }
+  if (f.trace && profile !== 'replay') p.push('--trace goes with --profile replay');
+  if (profile === 'replay' && !f.trace) p.push('--profile replay needs --trace FILE (JSONL with timestamp/input_length/output_length, or Azure CSV)');
   if (f.target !== undefined && f.engine !== undefined) {
     p.push('--engine picks the built-in simulator\'s engine, but --target measures your server as it is; drop --engine (record the version with --engine-version, pick the protocol with --api)');
   }

@@ -5,7 +5,7 @@ import type { ArrivalKind } from '../load/types.js';
 import type { Slo } from '../metrics/summary.js';
 import type { Timeouts } from '../transport/exchange.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
-import { reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
+import { explicitFlags, reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
 import { parseChoice, parseJsonObject, parseNumber, parseNumberList, parseSlo, type Problems } from './parse.js';
 
 export const API_CHOICES = [
@@ -285,19 +285,8 @@ export function resolveRunOptions(
   if (total !== undefined) timeouts.totalMs = total;
   opts.timeouts = timeouts;
 
-  const explicit = {
-    profile: raw.profileExplicit ?? raw.profile !== undefined,
-    arrival: raw.arrivalExplicit ?? raw.arrival !== undefined,
-    sweepRates: raw.sweepRatesExplicit ?? raw.sweepRates !== undefined,
-  };
-  if (w.trace && !explicit.profile && !opts.rates && !opts.concurrencies) {
-    profile = 'replay';
-    notices.push('--trace without --profile: running the replay profile (requests at the trace\'s times)');
-  }
-  ({ profile, arrival: opts.arrival } = reconcileProfileFlags({ ...opts, profile }, explicit, p, notices));
+  ({ profile, arrival: opts.arrival } = reconcileProfileFlags({ ...opts, profile, trace: w.trace }, explicitFlags(raw), p, notices));
   opts.profile = profile;
-  if (w.trace && profile !== 'replay') p.push('--trace goes with --profile replay');
-  if (profile === 'replay' && !w.trace) p.push('--profile replay needs --trace FILE (JSONL with timestamp/input_length/output_length, or Azure CSV)');
 
   if ((profile === 'constant' || profile === 'poisson') && !opts.rates) {
     p.push(`--profile ${profile} needs --rate, e.g. --rate 1,2,4 (requests per second)`);

@@ -42,9 +42,13 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
     if (s.stoppedEarly) out.push(`${s.label}: ${s.stoppedEarly}`);
     else if (s.requests.ok === 0) out.push(`${s.label}: ${noneFinished(s)}`);
   }
-  const waits = stages.filter((s) => s.idleWait && s.idleWait.waitedS >= 0.05);
-  if (waits.length > 0) {
-    out.push(`waited for an idle server before: ${waits.map((s) => `${s.label} ${s.idleWait?.waitedS.toFixed(1)} s`).join(', ')} (${waits[0]?.idleWait?.method})`);
+  const checked = stages.filter((s) => s.idleWait);
+  if (checked.length > 0) {
+    const total = checked.reduce((t, s) => t + (s.idleWait?.waitedS ?? 0), 0);
+    const long = checked.filter((s) => (s.idleWait?.waitedS ?? 0) >= 0.05);
+    const where = long.length > 0 ? `: ${long.map((s) => `${s.label} ${s.idleWait?.waitedS.toFixed(1)} s`).join(', ')}` : '';
+    const how = [...new Set(checked.filter((s) => s.idleWait?.idle).map((s) => s.idleWait?.method))].join('; ');
+    out.push(`idle server before each row: waited ${total.toFixed(1)} s in all${where}${how ? ` (${how})` : ''}`);
   }
   const searched = rows.find((s) => s.window?.capSearch);
   const search = searched?.window?.capSearch;

@@ -27,7 +27,7 @@ export interface IdleWaitOptions {
 /**
  * Waits, within a bound, until the server has nothing of the previous row left to do, so that no row starts on
  * a backlog. With Prometheus gauges (vLLM, SGLang, TGI, llama.cpp, TensorRT-LLM): until running + waiting read 0
- * twice in a row. Without: when the previous row cancelled requests, until a one-token probe's TTFT is back
+ * (twice in a row, 200 ms apart, when the last row cut requests). Without: when the previous row cancelled requests, until a one-token probe's TTFT is back
  * within 1.5× (+ 20 ms) of the synchronous level; when it cancelled nothing, every request has been answered
  * and there is nothing to wait for.
  */
@@ -41,7 +41,8 @@ export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOut
       const g = await o.readGauges();
       if (!g || (g.running === undefined && g.waiting === undefined)) break;
       zeros = (g.running ?? 0) + (g.waiting ?? 0) === 0 ? zeros + 1 : 0;
-      if (zeros >= 2) return { waitedS: waited(), idle: true, method: 'server /metrics: running + waiting = 0' };
+      // Every request of the last row was answered: one idle reading will do. After cut requests, two in a row.
+      if (zeros >= (o.leftRequests ? 2 : 1)) return { waitedS: waited(), idle: true, method: 'server /metrics: running + waiting = 0' };
       if (realClock.now() >= deadline || o.signal?.aborted) {
         return { waitedS: waited(), idle: false, method: `server /metrics: ${g.running ?? 0} running, ${g.waiting ?? 0} waiting` };
       }

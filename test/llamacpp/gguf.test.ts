@@ -1,11 +1,19 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { GgmlType, GgufType, type GgufValue, f32ToF16, readGguf, writeGguf } from '../../scripts/llamacpp/gguf.js';
 import { DEFAULT_SHAPE, makeTinyGguf, tinyMetadata, tinyTensors } from '../../scripts/llamacpp/make-tiny-gguf.js';
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'gguf-test-'));
+const dirs: string[] = [];
+const tmp = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'gguf-test-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** A 6-token GPT-2-style vocabulary file, as llama.cpp's models/ggml-vocab-*.gguf are (metadata, no tensors). */
 function writeVocab(path: string): void {

@@ -3,7 +3,7 @@
  * random-weight llama with GPT-2's vocabulary, 4 slots. Run with `npm run test:llamacpp` (not part of
  * `npm test`). The figures it prints (inferbench vs the server's own timings) are the README's.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -34,10 +34,12 @@ const report = (title: string, lines: string[]): void => console.log([`[llama.cp
 
 describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 vocab), CPU, 4 slots', () => {
   let server: LlamaServer;
+  let modelDir: string | undefined;
 
   beforeAll(async () => {
     if (!('dir' in build)) return;
-    const model = join(mkdtempSync(join(tmpdir(), 'inferbench-gguf-')), 'tiny-llama.gguf');
+    modelDir = mkdtempSync(join(tmpdir(), 'inferbench-gguf-'));
+    const model = join(modelDir, 'tiny-llama.gguf');
     // EOS-prone: without ignore_eos every reply would end after one token (see the --no-force-length test).
     makeTinyGguf(join(build.dir, 'ggml-vocab-gpt-2.gguf'), model, { ...DEFAULT_SHAPE, eosBias: 4 });
     server = await startLlamaServer({ binary: join(build.dir, 'bin/llama-server'), model, parallel: SLOTS, ctx: CTX, threads: THREADS });
@@ -49,6 +51,7 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
 
   afterAll(async () => {
     await server?.stop();
+    if (modelDir !== undefined) rmSync(modelDir, { recursive: true, force: true });
   });
 
   describe('100 requests at concurrency 4', () => {
@@ -81,6 +84,7 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
       const failed = run.records.filter((r) => r.status !== 'ok');
       report('100 requests', [
         `row: ${stage?.requests.total} requests, ok ${stage?.requests.ok}, errors ${stage?.requests.errors}, incomplete ${stage?.requests.incomplete}, ` +
+          `retried on a fresh connection ${stage?.requests.retried ?? 0}, ` +
           `errorsByCode ${JSON.stringify(stage?.errorsByCode)}; requests.jsonl: ${run.records.length} records (ramp-up included), ${failed.length} not ok` +
           (failed[0]?.error ? ` (first: ${failed[0].error.code} ${failed[0].error.message})` : ''),
       ]);
@@ -113,6 +117,8 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
       ]);
       expect(full.length).toBeGreaterThanOrEqual(run.summary.stages[0]?.requests.ok ?? 100);
       expect(Math.abs(diff)).toBeLessThanOrEqual(0.02);
+      // No first token can reach the client before the server has evaluated the prompt.
+      expect(ttft).toBeGreaterThanOrEqual(serverPrompt);
     });
   });
 
@@ -164,7 +170,7 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
     // so "grows" is measured against noise: up to 4 streams throughput rises, from 4 to 8 it stays flat.
     expect(c2.thr).toBeGreaterThan(0.95 * c1.thr);
     expect(c4.thr).toBeGreaterThan(1.1 * c1.thr);
-    expect(c4.thr).toBeGreaterThan(0.95 * c2.thr);
+    expect(c4.thr).toBeGreaterThan(0.9 * c2.thr);
     expect(c8.thr / c4.thr).toBeGreaterThan(0.8);
     expect(c8.thr / c4.thr).toBeLessThan(1.25);
     // At 8 streams half the requests wait for a slot: about one whole reply of queueing.
@@ -195,6 +201,15 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
     it('has no failed requests in any row', () => {
       expect(run.summary.stages.length).toBeGreaterThanOrEqual(3);
       expect(run.summary.stages.map((s) => ({ row: s.label, errorsByCode: s.errorsByCode })).filter((s) => Object.keys(s.errorsByCode).length > 0)).toEqual([]);
+    });
+
+    it('sends prompts of exactly the requested length with the default tokenizer', () => {
+      const answered = run.records.filter((r) => r.status === 'ok');
+      const off = answered.filter((r) => r.promptTokens !== r.requestedPromptTokens);
+      report('sweep prompt lengths', [`${run.summary.workload}: server count = requested for ${answered.length - off.length} of ${answered.length}`]);
+      expect(answered.length).toBeGreaterThan(0);
+      expect(off.map((r) => ({ id: r.id, requested: r.requestedPromptTokens, server: r.promptTokens }))).toEqual([]);
+      expect(run.summary.stages.map((s) => s.promptLengthMismatches).filter((n) => n > 0)).toEqual([]);
     });
 
     it('starts every row on an idle server (no backlog from the row before)', () => {

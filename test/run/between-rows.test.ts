@@ -18,7 +18,7 @@ describe('rows that do not contaminate each other', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   const sweep = (url: string, out: string, extra: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-    runCli(['run', '--target', url, '--profile', 'sweep', '--sweep-rates', '2', '--max-seconds', '1', '--output-tokens', '16', '--prompt-tokens', '48', '--tokenizer', 'approx', '--out', out, '--no-progress', ...extra], { timeoutMs: 180_000 });
+    runCli(['run', '--target', url, '--profile', 'sweep', '--sweep-rates', '2', '--max-seconds', '0.5', '--output-tokens', '10', '--prompt-tokens', '48', '--tokenizer', 'approx', '--out', out, '--no-progress', ...extra], { timeoutMs: 180_000 });
 
   it('sends prompts no earlier row sent; a server answering from its cache anyway is flagged on the row (‡) and under the table', async () => {
     const server = await startSlotServer({ slots: 2, prefillMs: 30, tokenMs: 5, metrics: true });
@@ -63,7 +63,7 @@ describe('rows that do not contaminate each other', () => {
         expect(s.requests.incomplete, s.label).toBe(0);
         expect(s.metrics.ttftMs!.mean, s.label).toBeLessThan(3 * sync + 50);
       }
-      expect(res.stdout).toMatch(/waited for an idle server before: .* \(server \/metrics: running \+ waiting = 0\)/);
+      expect(res.stdout).toMatch(/idle server before each row: waited \d+\.\d s in all.*\(server \/metrics: running \+ waiting = 0/);
       // Failure text never lands in a numeric column.
       for (const line of res.stdout.split('\n').filter((l) => l.startsWith('|'))) {
         expect(line.split('|').map((c) => c.trim())[2] ?? '').not.toMatch(/none finished|all failed|E_/);
