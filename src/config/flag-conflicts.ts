@@ -33,6 +33,7 @@ export interface ProfileFlags {
   concurrencies?: number[] | undefined;
   burstiness?: number | undefined;
   warmupSeconds?: number | undefined;
+  maxSeconds?: number | undefined;
   target?: string | undefined;
   engine?: string | undefined;
   trace?: string | undefined;
@@ -84,6 +85,12 @@ export function reconcileProfileFlags(f: ProfileFlags, explicit: ExplicitFlags, 
   }
   if (f.warmupSeconds !== undefined && f.warmupSeconds > 0 && profile === 'grid') {
     p.push('--warmup has no effect on grid cells (each cell is one burst, measured whole); leave it out');
+  }
+  if (f.warmupSeconds !== undefined && f.maxSeconds !== undefined && f.warmupSeconds >= f.maxSeconds) {
+    p.push(
+      `--warmup ${f.warmupSeconds} is not shorter than --max-seconds ${f.maxSeconds}: the warm-up would outlast the measurement; ` +
+        'lower --warmup (every row already leaves out its ramp-up) or raise --max-seconds',
+    );
   }
   if (f.trace && profile !== 'replay') p.push('--trace goes with --profile replay');
   if (profile === 'replay' && !f.trace) p.push('--profile replay needs --trace FILE (JSONL with timestamp/input_length/output_length, or Azure CSV)');

@@ -95,7 +95,7 @@ export async function runStageRealtime(
     inFlight++;
     opts.onDispatch?.();
     const measured = window.onSend(realClock.now());
-    const warmup = spec.window ? !measured : scheduledAtMs < warmupEnd && warmupSeconds > 0;
+    const warmup = spec.window ? !measured : realClock.now() < warmupEnd && warmupSeconds > 0;
     const p = opts
       .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: take })
       .then((record) => {

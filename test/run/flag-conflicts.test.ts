@@ -83,6 +83,7 @@ describe('flags the profile would ignore are implied or refused, never dropped',
     ['--sweep-rates with throughput', { profile: 'throughput', sweepRates: '3' }, /--sweep-rates sets the sweep's rows; --profile throughput does not use it/],
     ['--engine with --target', { target: 'http://127.0.0.1:8000', engine: 'sglang' }, /--engine picks the built-in simulator's engine, but --target measures your server/],
     ['--warmup with grid', { profile: 'grid', inputLens: '128', outputLens: '128', warmup: '2' }, /--warmup has no effect on grid cells/],
+    ['--warmup ≥ --max-seconds', { profile: 'constant', rate: '2', warmup: '5', maxSeconds: '5' }, /--warmup 5 is not shorter than --max-seconds 5/],
   ];
   for (const [name, typed, pattern] of conflicts) {
     it(`${name}: refused, naming the conflict`, () => {
