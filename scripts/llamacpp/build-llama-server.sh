@@ -32,9 +32,23 @@ ready() {
 
 if ready; then echo "$DEST"; exit 0; fi
 
-for tool in npm tar git cmake c++ make flock; do
-  command -v "$tool" >/dev/null 2>&1 || env_fail "'$tool' is not installed (needed to build llama-server; apt-get install cmake g++ make git)"
-done
+missing_tools() {
+  local t
+  for t in npm tar git cmake c++ make flock; do command -v "$t" >/dev/null 2>&1 || printf '%s ' "$t"; done
+}
+missing="$(missing_tools)"
+if [ -n "$missing" ] && command -v apt-get >/dev/null 2>&1; then
+  # A fresh machine: install the build tools from Debian's packages, as root or through `sudo -n`.
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+  if [ -z "$sudo" ] || sudo -n true 2>/dev/null; then
+    echo "llama-server build: installing build tools (missing: $missing) with apt-get" >&2
+    { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        cmake g++ make git ca-certificates util-linux; } >&2 || true
+    missing="$(missing_tools)"
+  fi
+fi
+[ -z "$missing" ] || env_fail "missing tools: $missing(needed to build llama-server; apt-get install cmake g++ make git)"
 
 mkdir -p "$CACHE_ROOT" || env_fail "cannot create $CACHE_ROOT"
 # One build at a time per machine: a second caller waits for the first, then finds the binary ready.
@@ -51,7 +65,7 @@ log="$work/build.log"
 started=$(date +%s)
 
 echo "llama-server build: fetching node-llama-cpp@$NODE_LLAMA_CPP_VERSION (npm pack, no install scripts)" >&2
-( cd "$work" && npm pack "node-llama-cpp@$NODE_LLAMA_CPP_VERSION" --silent --no-audit --no-fund >"$log" 2>&1 ) \
+( cd "$work" && npm pack "node-llama-cpp@$NODE_LLAMA_CPP_VERSION" --loglevel=error --no-audit --no-fund >"$log" 2>&1 ) \
   || { tail -5 "$log" >&2; env_fail "npm pack node-llama-cpp@$NODE_LLAMA_CPP_VERSION failed (registry unreachable?)"; }
 tar -xzf "$work/node-llama-cpp-$NODE_LLAMA_CPP_VERSION.tgz" -C "$work" package/llama/gitRelease.bundle \
   package/llama/llama.cpp.info.json || fail "the package has no llama/gitRelease.bundle: its layout changed"
