@@ -1,3 +1,4 @@
+import { DEFAULT_GRID_LATENCY_REQUESTS, type GridLatencyLoad } from '../load/profiles.js';
 /** Small parsers for flag values. Each returns a value or pushes a one-line problem; nothing throws. */
 export type Problems = string[];
 
@@ -74,4 +75,18 @@ export function parseSlo(raw: string | undefined, problems: Problems): { ttftMs?
     slo[`${key as 'ttft' | 'itl' | 'e2e'}Ms`] = ms;
   }
   return slo;
+}
+
+/** `--grid-latency-load synchronous` (default) or `rate:R`, optionally `,N` requests: how a grid cell's latency columns are measured. */
+export function parseGridLatencyLoad(raw: string | undefined, p: Problems): GridLatencyLoad {
+  const fallback: GridLatencyLoad = { kind: 'synchronous', requests: DEFAULT_GRID_LATENCY_REQUESTS };
+  if (raw === undefined) return fallback;
+  const m = /^(synchronous|rate:(\d+(?:\.\d+)?))(?:,(\d+))?$/.exec(raw.trim());
+  const rate = m?.[2] !== undefined ? Number(m[2]) : undefined;
+  const requests = m?.[3] !== undefined ? Number(m[3]) : DEFAULT_GRID_LATENCY_REQUESTS;
+  if (!m || (rate !== undefined && !(rate > 0)) || !(requests >= 1)) {
+    p.push(`--grid-latency-load ${JSON.stringify(raw)}: write synchronous or rate:R (requests per second), optionally ,N requests — e.g. --grid-latency-load rate:2,20`);
+    return fallback;
+  }
+  return rate !== undefined ? { kind: 'rate', rate, requests } : { kind: 'synchronous', requests };
 }

@@ -1,12 +1,12 @@
 import { configError } from '../core/errors.js';
 import type { ApiName } from '../dialects/types.js';
-import { DEFAULT_GRID_LATENCY_REQUESTS, PROFILE_NAMES, type GridLatencyLoad, type ProfileName } from '../load/profiles.js';
+import { PROFILE_NAMES, type GridLatencyLoad, type ProfileName } from '../load/profiles.js';
 import type { ArrivalKind } from '../load/types.js';
 import type { Slo } from '../metrics/summary.js';
 import type { Timeouts } from '../transport/exchange.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
 import { explicitFlags, reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
-import { parseChoice, parseJsonObject, parseNumber, parseNumberList, parseSlo, type Problems } from './parse.js';
+import { parseChoice, parseGridLatencyLoad, parseJsonObject, parseNumber, parseNumberList, parseSlo, type Problems } from './parse.js';
 
 export const API_CHOICES = [
   'auto',
@@ -305,18 +305,4 @@ export function resolveRunOptions(
     opts.maxSeconds = defaults.stageSeconds;
   }
   return opts;
-}
-
-/** `--grid-latency-load synchronous` (default) or `rate:R`, optionally `,N` requests: how a grid cell's latency columns are measured. */
-function parseGridLatencyLoad(raw: string | undefined, p: Problems): GridLatencyLoad {
-  const fallback: GridLatencyLoad = { kind: 'synchronous', requests: DEFAULT_GRID_LATENCY_REQUESTS };
-  if (raw === undefined) return fallback;
-  const m = /^(synchronous|rate:(\d+(?:\.\d+)?))(?:,(\d+))?$/.exec(raw.trim());
-  const rate = m?.[2] !== undefined ? Number(m[2]) : undefined;
-  const requests = m?.[3] !== undefined ? Number(m[3]) : DEFAULT_GRID_LATENCY_REQUESTS;
-  if (!m || (rate !== undefined && !(rate > 0)) || !(requests >= 1)) {
-    p.push(`--grid-latency-load ${JSON.stringify(raw)}: write synchronous or rate:R (requests per second), optionally ,N requests — e.g. --grid-latency-load rate:2,20`);
-    return fallback;
-  }
-  return rate !== undefined ? { kind: 'rate', rate, requests } : { kind: 'synchronous', requests };
 }

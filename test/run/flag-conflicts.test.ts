@@ -114,3 +114,17 @@ describe('--target with the OpenAI base URL', () => {
     expect(plain.notices).toEqual([]);
   });
 });
+
+describe('--grid-latency-load', () => {
+  it('defaults to 10 requests one at a time; takes rate:R and an optional request count; refuses anything else in one line', async () => {
+    const { parseGridLatencyLoad } = await import('../../src/config/parse.js');
+    const p: string[] = [];
+    expect(parseGridLatencyLoad(undefined, p)).toEqual({ kind: 'synchronous', requests: 10 });
+    expect(parseGridLatencyLoad('synchronous,5', p)).toEqual({ kind: 'synchronous', requests: 5 });
+    expect(parseGridLatencyLoad('rate:2.5,20', p)).toEqual({ kind: 'rate', rate: 2.5, requests: 20 });
+    expect(p).toEqual([]);
+    parseGridLatencyLoad('burst', p);
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatch(/--grid-latency-load "burst": write synchronous or rate:R/);
+  });
+});
