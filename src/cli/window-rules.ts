@@ -9,7 +9,7 @@ export function describeWindowRules(opts: RunOptions): string {
   const grid = opts.profile === 'grid';
   const close =
     opts.maxSeconds !== undefined
-      ? `closes ${opts.maxSeconds} s later (kept open up to ${opts.maxSeconds * DEFAULT_EXTEND_FACTOR} s until ${DEFAULT_MIN_SAMPLES} requests were sent in it and it is one mean request latency long)`
+      ? `closes ${opts.maxSeconds} s later (kept open up to ${opts.maxSeconds * DEFAULT_EXTEND_FACTOR} s until ${DEFAULT_MIN_SAMPLES} requests were sent in it and it is as long as the mean latency of its own requests)`
       : `closes once ${opts.maxRequests} requests were sent in it`;
   const warm = opts.warmupSeconds ? ` and not before ${opts.warmupSeconds} s (--warmup)` : '';
   const steady =

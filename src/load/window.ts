@@ -12,9 +12,9 @@
  *    Requests an open loop or a throughput row sends in the ramp are kept on disk and left out of the figures;
  *    a closed loop's are measured (they ran under the promised N in flight), only its rates wait for the window.
  *  - window: requests sent now are measured. It lasts `--max-seconds` (time-limited rows), kept open longer —
- *    up to `extendFactor` × that — until at least `minSamples` requests were sent in it and it is at least one
- *    mean request latency long; or until
- *    `--max-requests` requests were sent in it (count-limited rows).
+ *    up to `extendFactor` × that — until at least `minSamples` requests were sent in it and it is at least as
+ *    long as the mean latency of its own requests; or until `--max-requests` requests were sent in it
+ *    (count-limited rows).
  *  - closed: sending stops; requests in flight finish (the drain) and their latencies count, but only
  *    completions inside the window count towards throughput.
  * Batch rows (grid cells, bursts of --max-requests, trace replays) have no window: everything they send is
@@ -78,7 +78,7 @@ export class SteadyWindow {
   private sentInWindow = 0;
   private completed = 0;
   private failureStreak = 0;
-  /** Σ and count of request latencies seen so far: a window is at least one mean latency long. */
+  /** Σ and count of the latencies of requests sent inside the window: a window is at least one of them long. */
   private latencySum = 0;
   private latencyCount = 0;
   private streakError = '';
@@ -128,7 +128,7 @@ export class SteadyWindow {
   /** A request finished (ok or failed) at `endAtMs`; `sentAtMs` tells which cap step it belongs to. */
   onComplete(sentAtMs: number, endAtMs: number, ok: boolean, error?: string): void {
     this.completed++;
-    if (ok) {
+    if (ok && this.openAt !== null && sentAtMs >= this.openAt) {
       this.latencySum += endAtMs - sentAtMs;
       this.latencyCount++;
     }
@@ -194,8 +194,8 @@ export class SteadyWindow {
     if (r.measureRequests !== undefined && this.sentInWindow >= r.measureRequests) return this.close(now);
     if (r.measureMs !== undefined) {
       const elapsed = now - open;
-      // Enough samples, and at least one mean request latency long (so the window is not mostly one request's span).
-      const meanLatency = this.latencyCount > 0 ? this.latencySum / this.latencyCount : 0;
+      // Enough samples, and at least as long as its own requests take (so its latencies are not mostly drain).
+      const meanLatency = this.latencyCount > 0 ? this.latencySum / this.latencyCount : Infinity;
       const enough = this.sentInWindow >= r.minSamples && elapsed >= meanLatency;
       if ((elapsed >= r.measureMs && enough) || elapsed >= r.measureMs * r.extendFactor) this.close(now);
     }
