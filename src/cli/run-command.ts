@@ -78,7 +78,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const { tokenizer } = setup;
     if (setup.warning) say(`note: ${setup.warning}`);
     if (setup.notice) say(setup.notice);
-    say(`prompts: ${setup.workload.description}`);
+    // A grid's cells have their own lengths: the single-row defaults would mislead.
+    say(`prompts: ${opts.profile === 'grid' ? gridDescription(opts) : setup.workload.description}`);
     const profileCfg = buildProfileConfig(opts, setup.workloadFor, setup.workload);
 
     const createdAt = resumed ? new Date(resumed.createdAt) : new Date();

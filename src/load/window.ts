@@ -56,6 +56,8 @@ export const DEFAULT_MIN_SAMPLES = 20;
 export const DEFAULT_EXTEND_FACTOR = 3;
 export const FAST_FAILURE_STREAK = 20;
 export const FAST_FAILURE_MS = 250;
+/** No window stays open longer than this, whatever its requests take. */
+export const MAX_WINDOW_MS = 600_000;
 
 /** What the drivers report about a row's window (StageResult.window). */
 export interface WindowOutcome {
@@ -92,6 +94,7 @@ export class SteadyWindow {
   /** The ramp ends at the first completion of a request sent at or after this time (null: not known yet). */
   private hopFrom: number | null;
   private rampDone = false;
+  private firstCompletionAt: number | null = null;
 
   constructor(
     private readonly rules: WindowRules | undefined,
@@ -128,7 +131,9 @@ export class SteadyWindow {
   /** A request finished (ok or failed) at `endAtMs`; `sentAtMs` tells which cap step it belongs to. */
   onComplete(sentAtMs: number, endAtMs: number, ok: boolean, error?: string): void {
     this.completed++;
-    if (ok && this.openAt !== null && sentAtMs >= this.openAt) {
+    this.firstCompletionAt ??= endAtMs;
+    // Strictly after the open: in virtual time the ramp's last sends share the window's opening instant.
+    if (ok && this.openAt !== null && sentAtMs > this.openAt) {
       this.latencySum += endAtMs - sentAtMs;
       this.latencyCount++;
     }
@@ -183,7 +188,7 @@ export class SteadyWindow {
       if (!this.capSettled) this.stepCap(now, r);
       if (now >= this.startMs + r.warmupMs && this.rampDone) {
         this.open(now);
-      } else if (now >= this.startMs + Math.max(r.rampLimitMs, r.warmupMs)) {
+      } else if (now >= this.startMs + Math.max(this.rampLimit(r), r.warmupMs)) {
         this.unsettled = true;
         this.capSettled = true;
         this.open(now);
@@ -197,8 +202,27 @@ export class SteadyWindow {
       // Enough samples, and at least as long as its own requests take (so its latencies are not mostly drain).
       const meanLatency = this.latencyCount > 0 ? this.latencySum / this.latencyCount : Infinity;
       const enough = this.sentInWindow >= r.minSamples && elapsed >= meanLatency;
-      if ((elapsed >= r.measureMs && enough) || elapsed >= r.measureMs * r.extendFactor) this.close(now);
+      // The extension stops at extendFactor × --max-seconds once a request sent in the window has completed; a
+      // window none of whose requests has finished has measured nothing yet (requests slower than the window,
+      // as at a throughput row's cap on a slow server), so it waits for one, up to MAX_WINDOW_MS.
+      const extended = elapsed >= r.measureMs * r.extendFactor && (this.latencyCount > 0 || elapsed >= MAX_WINDOW_MS);
+      if ((elapsed >= r.measureMs && enough) || extended) this.close(now);
     }
+  }
+
+  /**
+   * How long the ramp may last: the rule's limit; while a throughput row searches, long enough for its current step;
+   * for open loops at least 3× the first request's latency (long replies take long) — a second hop that takes longer
+   * than that means latency kept growing: the row is not keeping up.
+   */
+  private rampLimit(r: WindowRules): number {
+    // A cap step needs about two latencies at the new cap, which the last step's rate tells (Little's law).
+    const last = this.steps[this.steps.length - 1];
+    if (!this.capSettled && last && last.completionRate > 0) {
+      return Math.max(r.rampLimitMs, this.capChangedAt - this.startMs + (2000 * this.cap) / last.completionRate);
+    }
+    const first = this.firstCompletionAt;
+    return r.rampHops === 2 && this.capSettled && first !== null ? Math.max(r.rampLimitMs, 3 * (first - this.startMs)) : r.rampLimitMs;
   }
 
   private open(now: number): void {
@@ -210,7 +234,7 @@ export class SteadyWindow {
    * One step of the cap search. With `cap` requests always in flight, the completion rate is cap / mean latency
    * (Little's law), measured over the requests sent at this step — steadier than timing the completions, whose
    * first ones are the step's fastest. A step that gains less than minGain ends the search: the cap stays there if
-   * it still gained (2% or more), or goes back to the previous step.
+   * it still gained half of minGain, or goes back to the previous step.
    */
   private stepCap(now: number, r: WindowRules): void {
     const a = r.adaptiveCap as NonNullable<WindowRules['adaptiveCap']>;
@@ -224,8 +248,8 @@ export class SteadyWindow {
     const gained = prev === undefined || rate >= prev.completionRate * (1 + a.minGain);
     if (!gained || this.cap >= a.max) {
       this.capSettled = true;
-      // A step that gained nothing (under 2%) only adds queue: go back to the previous cap.
-      if (prev && rate < prev.completionRate * 1.02) {
+      // A step that gained under half of minGain mostly adds queue (latency, and a longer drain): go back.
+      if (prev && rate < prev.completionRate * (1 + a.minGain / 2)) {
         this.cap = prev.cap;
         this.hopFrom = now; // back to a lower cap: wait one more hop for the in-flight count to come down
       } else {

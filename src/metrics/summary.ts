@@ -105,6 +105,14 @@ export interface StageSummary {
   interrupted: boolean;
 }
 
+/**
+ * A row that can stand on a latency-vs-throughput curve: it has successes, and some of them completed inside its
+ * window (an overloaded row can complete nothing there: its x would be 0 and its latencies those of a backlog).
+ */
+export function onCurve(s: StageSummary): boolean {
+  return s.requests.ok > 0 && s.requestThroughput > 0;
+}
+
 /** Percentiles from fewer samples than this are marked in tables. */
 export const MIN_PERCENTILE_SAMPLES = 20;
 
@@ -172,7 +180,12 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
   if (spec.kind === 'open') {
     summary.targetRate = spec.rate;
     // A replayed trace has no rate to keep up with, only its own timestamps.
-    const overload = spec.arrival !== 'trace' && fig && steady ? overloadReason(summary, spec.rate, fig) : undefined;
+    const overload =
+      spec.arrival !== 'trace' && fig && steady
+        ? w?.unsettled
+          ? `requests sent after the first completion had not completed ${(summary.window?.startS ?? 0).toFixed(1)} s into the row: latency kept growing (a queue)`
+          : overloadReason(summary, spec.rate, fig)
+        : undefined;
     if (overload) {
       summary.overload = overload;
       summary.belowTarget = true;
@@ -219,7 +232,7 @@ function overloadReason(s: StageSummary, target: number, fig: ReturnType<typeof 
 /** Reasons a windowed row's figures may not describe the steady state its label promises. */
 function steadyWarnings(s: StageSummary, unsettled: boolean): string[] {
   const out: string[] = [];
-  if (unsettled) out.push('no request had completed when the ramp limit was reached: the window opened before the server settled');
+  if (unsettled) out.push(`the ramp-up had not settled after ${(s.window?.startS ?? 0).toFixed(1)} s (its requests were still getting slower): the window opened anyway`);
   const e2e = s.metrics.e2eMs?.median;
   if (e2e !== undefined && s.durationS > 0 && e2e / 1000 > s.durationS) {
     out.push(`requests took ${(e2e / 1000).toFixed(1)} s (median), longer than the ${s.durationS.toFixed(1)}-s window: their latencies include the drain after sending stopped; raise --max-seconds to ${Math.ceil((2 * e2e) / 1000)} or more`);

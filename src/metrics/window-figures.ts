@@ -30,6 +30,9 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
   const out = t.outputTokens.view();
   const prompt = t.promptTokens.view();
   const inside = (x: number): boolean => x >= fromMs && x <= toMs;
+  // A completion at the very instant the window opens belongs to the ramp: the window opens *on* a completion,
+  // and in virtual time a whole batch can finish at that instant.
+  const completedInside = (x: number): boolean => x > fromMs && x <= toMs;
   let okCompletions = 0;
   let completions = 0;
   let sends = 0;
@@ -47,7 +50,7 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
     if (s <= toMs && e > toMs) inFlightAtClose++;
     busyMs += Math.max(0, Math.min(e, toMs) - Math.max(s, fromMs));
     // A cut request did not complete: it stays in flight to the end of the row.
-    if (st !== 2 && inside(e)) {
+    if (st !== 2 && completedInside(e)) {
       completions++;
       if (st === 0) okCompletions++;
     }
@@ -57,7 +60,7 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
     const n = out[i] as number;
     if (Number.isNaN(f)) {
       // No token times (a non-streamed reply): its tokens count when it completes.
-      if (inside(e)) outputTokens += n;
+      if (completedInside(e)) outputTokens += n;
       continue;
     }
     if (inside(f)) {

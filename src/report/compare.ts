@@ -1,4 +1,4 @@
-import type { StageSummary } from '../metrics/summary.js';
+import { onCurve, type StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
 import { type GridCell, gridCells, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import { renderCsv, renderMarkdown, type Table } from './table.js';
@@ -45,7 +45,7 @@ function gridSections(runs: readonly StoredRun[], names: readonly string[]): Com
 
 /** Seed 003: one sweep table per configuration; deltas read the first run's curve at this row's achieved rate. */
 function sweepSections(runs: readonly StoredRun[], names: readonly string[]): CompareSection[] {
-  const firstRows = (runs[0]?.summary.stages ?? []).filter((s) => s.requests.ok > 0 && s.kind !== 'burst');
+  const firstRows = (runs[0]?.summary.stages ?? []).filter((s) => onCurve(s) && s.kind !== 'burst');
   const firstAt = (pick: (s: StageSummary) => number | undefined, x: number): number | undefined =>
     interpolateAt(firstRows.map((s) => ({ x: s.requestThroughput, y: pick(s) ?? Number.NaN })), x);
   return runs.map((run, i) => {
@@ -54,7 +54,7 @@ function sweepSections(runs: readonly StoredRun[], names: readonly string[]): Co
     if (i > 0) {
       table.headers.push('Δ TTFT vs 1st @ same req/s', 'Δ ITL vs 1st @ same req/s');
       stages.forEach((s, r) => {
-        const usable = s.requests.ok > 0 && s.kind !== 'burst';
+        const usable = onCurve(s) && s.kind !== 'burst';
         const x = s.requestThroughput;
         table.rows[r]?.push(
           usable ? delta(s.metrics.ttftMs?.mean, firstAt((f) => f.metrics.ttftMs?.mean, x)) : '—',

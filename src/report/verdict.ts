@@ -1,4 +1,4 @@
-import type { Slo, StageSummary } from '../metrics/summary.js';
+import { onCurve, type Slo, type StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
 import { saturationOf } from './saturation.js';
 import type { Table } from './table.js';
@@ -20,7 +20,7 @@ export function interpolateAt(points: readonly Point[], x: number): number | und
   return undefined;
 }
 
-const okRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter((s) => s.requests.ok > 0);
+const okRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter(onCurve);
 /** Rows at a steady offered load: a burst ("throughput") row has no rate to match. */
 const loadRows = (run: StoredRun): StageSummary[] => okRows(run).filter((s) => s.kind !== 'burst');
 

@@ -1,6 +1,6 @@
 import { gridCells } from '../layouts.js';
 import type { TopLevelSpec } from 'vega-lite';
-import type { StageSummary } from '../../metrics/summary.js';
+import { onCurve, type StageSummary } from '../../metrics/summary.js';
 import type { StoredRun } from '../../store/run-store.js';
 import { CHART_FONT } from './render.js';
 
@@ -108,7 +108,7 @@ const SWEEP_AXES = [
 export function sweepCharts(runs: readonly StoredRun[], names: readonly string[]): ChartDef[] {
   const values: Record<string, string | number>[] = [];
   runs.forEach((run, i) => {
-    for (const s of run.summary.stages.filter(ok)) {
+    for (const s of run.summary.stages.filter(onCurve)) {
       for (const [stat, pick] of [['p50', 'median'], ['p99', 'p99']] as const) {
         const row: Record<string, string | number> = {
           series: names[i] ?? run.id,
