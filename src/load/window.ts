@@ -95,6 +95,8 @@ export class SteadyWindow {
   private hopFrom: number | null;
   private rampDone = false;
   private firstCompletionAt: number | null = null;
+  /** The window has measured enough: it closes at the next completion (so it spans whole request intervals). */
+  private closeAtNextCompletion = false;
 
   constructor(
     private readonly rules: WindowRules | undefined,
@@ -132,6 +134,7 @@ export class SteadyWindow {
   onComplete(sentAtMs: number, endAtMs: number, ok: boolean, error?: string): void {
     this.completed++;
     this.firstCompletionAt ??= endAtMs;
+    if (this.closeAtNextCompletion) this.close(endAtMs);
     // Strictly after the open: in virtual time the ramp's last sends share the window's opening instant.
     if (ok && this.openAt !== null && sentAtMs > this.openAt) {
       this.latencySum += endAtMs - sentAtMs;
@@ -205,8 +208,11 @@ export class SteadyWindow {
       // The extension stops at extendFactor × --max-seconds once a request sent in the window has completed; a
       // window none of whose requests has finished has measured nothing yet (requests slower than the window,
       // as at a throughput row's cap on a slow server), so it waits for one, up to MAX_WINDOW_MS.
-      const extended = elapsed >= r.measureMs * r.extendFactor && (this.latencyCount > 0 || elapsed >= MAX_WINDOW_MS);
-      if ((elapsed >= r.measureMs && enough) || extended) this.close(now);
+      const extended = elapsed >= r.measureMs * r.extendFactor && this.latencyCount > 0;
+      // A window that opened on a completion and closes on one holds whole intervals between completions: its
+      // count / length is the rate without a fraction of an interval lost or gained at either end.
+      if (elapsed >= MAX_WINDOW_MS) this.close(now);
+      else if ((elapsed >= r.measureMs && enough) || extended) this.closeAtNextCompletion = true;
     }
   }
 
