@@ -1,5 +1,5 @@
 import type { RunOptions } from '../config/run-options.js';
-import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES } from '../load/window.js';
+import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, MAX_WINDOW_MS } from '../load/window.js';
 
 const RATES =
   'throughput = completions inside the window / its length (tokens counted as generated inside it), send rate = sends inside / length; ' +
@@ -26,7 +26,7 @@ export function describeWindowRules(opts: RunOptions): string {
   }
   const close =
     opts.maxSeconds !== undefined
-      ? `closes ${opts.maxSeconds} s later (kept open up to ${opts.maxSeconds * DEFAULT_EXTEND_FACTOR} s until ${DEFAULT_MIN_SAMPLES} ${unit} were sent in it and it is as long as the mean latency of its own requests)`
+      ? `closes on the first completion ${opts.maxSeconds} s later (kept open up to ${opts.maxSeconds * DEFAULT_EXTEND_FACTOR} s until ${DEFAULT_MIN_SAMPLES} ${unit} were sent in it and it is as long as the mean latency of its own requests, and past that until one of its own requests has completed, up to ${MAX_WINDOW_MS / 60_000} min)`
       : `closes once ${opts.maxRequests} ${unit} were sent in it`;
   const warm = opts.warmupSeconds ? ` and not before ${opts.warmupSeconds} s (--warmup)` : '';
   return (

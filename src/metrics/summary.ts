@@ -106,11 +106,12 @@ export interface StageSummary {
 }
 
 /**
- * A row that can stand on a latency-vs-throughput curve: it has successes, and some of them completed inside its
- * window (an overloaded row can complete nothing there: its x would be 0 and its latencies those of a backlog).
+ * A row that can stand on a latency-vs-throughput curve: it has successes completed inside its window, and it
+ * kept up with its load. An overloaded row achieves less than it was offered while its latencies grow with a
+ * backlog: placed by its achieved rate, it would fall inside the curve and bend every reading taken from it.
  */
 export function onCurve(s: StageSummary): boolean {
-  return s.requests.ok > 0 && s.requestThroughput > 0;
+  return s.requests.ok > 0 && s.requestThroughput > 0 && !s.belowTarget;
 }
 
 /** Percentiles from fewer samples than this are marked in tables. */

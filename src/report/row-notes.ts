@@ -34,7 +34,8 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
       out.push(`~ ${s.label}: ${w}`);
     }
   }
-  const few = rows.filter((s) => s.requests.ok > 0 && (s.metrics.ttftMs?.count ?? s.requests.ok) < MIN_PERCENTILE_SAMPLES);
+  // Grid tables print means only: no percentile there to mark.
+  const few = rows.filter((s) => !s.grid && s.requests.ok > 0 && (s.metrics.ttftMs?.count ?? s.requests.ok) < MIN_PERCENTILE_SAMPLES);
   if (few.length > 0) {
     out.push(`† p99 from fewer than ${MIN_PERCENTILE_SAMPLES} samples: ${few.map((s) => `${s.label} (${s.requests.ok})`).join(', ')}`);
   }

@@ -37,3 +37,12 @@ describe('sample counts and marks in a sweep table', () => {
     expect(notes).not.toMatch(/<title>/);
   });
 });
+
+describe('rows on a latency-vs-throughput curve', () => {
+  it('an overloaded row, or one that completed nothing in its window, is not a point of the curve', async () => {
+    const { onCurve } = await import('../../src/metrics/summary.js');
+    expect(onCurve(row('asynchronous@2.00 req/sec', 30))).toBe(true);
+    expect(onCurve(row('asynchronous@3.04 req/sec', 30, { belowTarget: true, requestThroughput: 1.85 }))).toBe(false);
+    expect(onCurve(row('asynchronous@8.00 req/sec', 30, { requestThroughput: 0 }))).toBe(false);
+  });
+});

@@ -118,11 +118,11 @@ describe('predict uses the same window rules as run', () => {
       expect(s.window?.rule).toBe('steady');
       expect(s.requestThroughput).toBeGreaterThan(3.8);
       expect(s.requestThroughput).toBeLessThan(4.2);
-      expect(doc.windowRules).toMatch(/closes 5 s later/);
+      expect(doc.windowRules).toMatch(/closes on the first completion 5 s later/);
       const run = await runCli(['run', '--profile', 'constant', '--rate', '4', '--max-seconds', '1', '--out', join(dir, 'run'), '--json', '--no-progress']);
       expect(run.code, run.stderr).toBe(0);
       const runDoc = JSON.parse(run.stdout) as { windowRules: string };
-      expect(runDoc.windowRules.replace('closes 1 s later', '').replace(/up to 3 s/, '')).toBe(doc.windowRules.replace('closes 5 s later', '').replace(/up to 15 s/, ''));
+      expect(runDoc.windowRules.replace('completion 1 s later', '').replace(/up to 3 s/, '')).toBe(doc.windowRules.replace('completion 5 s later', '').replace(/up to 15 s/, ''));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
