@@ -20,9 +20,13 @@ export function interpolateAt(points: readonly Point[], x: number): number | und
   return undefined;
 }
 
-const okRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter(onCurve);
-/** Rows at a steady offered load: a burst ("throughput") row has no rate to match. */
-const loadRows = (run: StoredRun): StageSummary[] => okRows(run).filter((s) => s.kind !== 'burst');
+/** Rows with completions inside their window: an overloaded row still tells the ceiling (peak tokens/s). */
+const measuredRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter((s) => s.requests.ok > 0 && s.requestThroughput > 0);
+/**
+ * Rows that kept up with a steady offered load: the points of the latency-vs-throughput curve (a burst
+ * "throughput" row has no rate to match).
+ */
+const loadRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter((s) => onCurve(s) && s.kind !== 'burst');
 
 /**
  * A row meets the SLO when nothing failed and every given limit that was measured holds at p99. A figure
@@ -111,7 +115,7 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
 
   const verdicts: RunVerdict[] = runs.map((run, i) => {
     const v: RunVerdict = { series: names[i] ?? run.id };
-    const best = highest(okRows(run), (s) => s.outputTokenThroughput);
+    const best = highest(measuredRows(run), (s) => s.outputTokenThroughput);
     const sat = saturationOf(run.summary.stages);
     if (best) {
       v.peak = { tokensPerS: best.outputTokenThroughput, row: best.label };
