@@ -100,7 +100,7 @@ export async function runStageRealtime(
       .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: take })
       .then((record) => {
         take(record);
-        window.onComplete(record.sentAtMs, record.endAtMs, record.status === 'ok', record.error ? `${record.error.code}: ${record.error.message}` : undefined);
+        window.onComplete(record);
       })
       .finally(() => {
         inFlight--;

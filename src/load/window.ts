@@ -1,3 +1,5 @@
+import { errorText, type RequestRecord } from '../metrics/record.js';
+
 /**
  * The steady window of a row, decided online and the same way in real and virtual time.
  *
@@ -130,8 +132,10 @@ export class SteadyWindow {
     return this.phase !== 'closed';
   }
 
-  /** A request finished (ok or failed) at `endAtMs`; `sentAtMs` tells which cap step it belongs to. */
-  onComplete(sentAtMs: number, endAtMs: number, ok: boolean, error?: string): void {
+  /** A request finished (ok or failed); its send time tells which cap step it belongs to. */
+  onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error'>): void {
+    const { sentAtMs, endAtMs } = record;
+    const ok = record.status === 'ok';
     this.completed++;
     this.firstCompletionAt ??= endAtMs;
     if (this.closeAtNextCompletion) this.close(endAtMs);
@@ -144,7 +148,7 @@ export class SteadyWindow {
       this.failureStreak = 0;
     } else if (endAtMs - sentAtMs < this.rules.fastFailureMs) {
       this.failureStreak++;
-      this.streakError = error ?? 'failed';
+      this.streakError = errorText(record) ?? 'failed';
       if (this.failureStreak >= this.rules.fastFailureStreak && this.stopped === undefined) {
         this.stopped = `stopped after ${this.failureStreak} failures in a row, each within ${this.rules.fastFailureMs} ms (${this.streakError})`;
         this.close(endAtMs);

@@ -1,6 +1,6 @@
 import { DDSketch } from '@datadog/sketches-js';
 import { meetsRequestSlo } from './derive.js';
-import type { RequestRecord } from './record.js';
+import { errorText, type RequestRecord } from './record.js';
 import { computeStats, type Stats } from './stats.js';
 
 /** A growable column of doubles: 8 bytes per value instead of a record object per request. */
@@ -73,10 +73,6 @@ export class StageAccumulator {
   retried = 0;
   firstSentMs = Infinity;
   lastEndMs = -Infinity;
-  firstOkEndMs = Infinity;
-  lastOkEndMs = -Infinity;
-  /** Σ (end − sent) of measured requests: time-weighted concurrency × window. */
-  busyMs = 0;
   outputTokens = 0;
   promptTokens = 0;
   outputLengthMismatches = 0;
@@ -123,7 +119,6 @@ export class StageAccumulator {
     if (r.retries) this.retried++;
     if (r.sentAtMs < this.firstSentMs) this.firstSentMs = r.sentAtMs;
     if (r.endAtMs > this.lastEndMs) this.lastEndMs = r.endAtMs;
-    this.busyMs += Math.max(0, r.endAtMs - r.sentAtMs);
     this.col('dispatchLagMs').push(r.dispatchLagMs);
     // Opening a connection is the network's and the server's time, not the client falling behind its schedule.
     this.col('timerLagMs').push(r.dispatchLagMs - (r.clientQueueMs ?? 0) - (r.connectWaitMs ?? 0));
@@ -131,7 +126,7 @@ export class StageAccumulator {
     this.col('clientQueueMs').push(r.clientQueueMs ?? 0);
     if (r.status === 'incomplete') {
       this.incomplete++;
-      this.firstIncomplete ??= r.error ? `${r.error.code}: ${r.error.message}` : 'incomplete';
+      this.firstIncomplete ??= errorText(r) ?? 'incomplete';
       return;
     }
     if (r.status === 'error') {
@@ -140,12 +135,10 @@ export class StageAccumulator {
       const status = r.error?.httpStatus;
       const code = `${r.error?.code ?? 'E_INTERNAL'}${status !== undefined ? `:${status}` : ''}`;
       this.errorsByCode[code] = (this.errorsByCode[code] ?? 0) + 1;
-      this.firstError ??= r.error ? `${r.error.code}: ${r.error.message}` : 'failed';
+      this.firstError ??= errorText(r) ?? 'failed';
       return;
     }
     this.ok++;
-    if (r.endAtMs < this.firstOkEndMs) this.firstOkEndMs = r.endAtMs;
-    if (r.endAtMs > this.lastOkEndMs) this.lastOkEndMs = r.endAtMs;
     this.outputTokens += r.outputTokens;
     this.promptTokens += r.promptTokens;
     this.tokenCountSources[r.tokenCountSource] = (this.tokenCountSources[r.tokenCountSource] ?? 0) + 1;

@@ -62,3 +62,8 @@ export interface RequestRecord {
 
   error?: { code: ErrorCode; message: string; httpStatus?: number };
 }
+
+/** A failed or cut request's error as one line: `CODE: message`. */
+export function errorText(r: Pick<RequestRecord, 'error'>): string | undefined {
+  return r.error ? `${r.error.code}: ${r.error.message}` : undefined;
+}

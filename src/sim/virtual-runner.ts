@@ -113,7 +113,7 @@ export function runVirtualStage(
       }
       if (at > endedAt) endedAt = at;
       records.push(rec);
-      window.onComplete(sentAtMs, at, rec.status === 'ok', rec.error ? `${rec.error.code}: ${rec.error.message}` : undefined);
+      window.onComplete(rec);
       next();
     };
     try {

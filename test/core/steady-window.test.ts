@@ -2,17 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { windowRulesFor } from '../../src/load/profiles.js';
 import { SteadyWindow } from '../../src/load/window.js';
 
+/** A finished request as the drivers hand it over. */
+const finished = (sentAtMs: number, endAtMs: number, ok: boolean, message?: string) => ({
+  sentAtMs,
+  endAtMs,
+  status: ok ? ('ok' as const) : ('error' as const),
+  ...(message ? { error: { code: 'E_HTTP_STATUS' as const, message } } : {}),
+});
+
 /** The window rules in isolation (virtual times in ms): the same object drives run and predict. */
 describe('SteadyWindow', () => {
   it('closed loop: opens at the first completion, measures the ramp requests too, closes after --max-seconds', () => {
     const w = new SteadyWindow(windowRulesFor('closed', { maxSeconds: 5 }), 0, 1);
     expect(w.onSend(0)).toBe(true); // a closed loop's first request already runs at its N in flight
-    w.onComplete(0, 1000, true);
+    w.onComplete(finished(0, 1000, true));
     let t = 1000;
     for (let i = 0; i < 30; i++, t += 1000) {
       if (!w.sending(t)) break;
       w.onSend(t);
-      w.onComplete(t, t + 1000, true);
+      w.onComplete(finished(t, t + 1000, true));
     }
     const o = w.outcome(t);
     expect(o.openAtMs).toBe(1000);
@@ -26,7 +34,7 @@ describe('SteadyWindow', () => {
     // 10 req/s, each takes 1.5 s.
     const sent: number[] = [];
     for (let t = 0; t < 12_000; t += 100) {
-      for (const s of sent.filter((x) => x + 1500 <= t && x + 1500 > t - 100)) w.onComplete(s, s + 1500, true);
+      for (const s of sent.filter((x) => x + 1500 <= t && x + 1500 > t - 100)) w.onComplete(finished(s, s + 1500, true));
       if (!w.sending(t)) break;
       const measured = w.onSend(t);
       if (t < 1500) expect(measured).toBe(false);
@@ -43,7 +51,7 @@ describe('SteadyWindow', () => {
     let measured = 0;
     for (let t = 0; w.sending(t); t += 10) {
       if (w.onSend(t)) measured++;
-      w.onComplete(t, t + 10, true);
+      w.onComplete(finished(t, t + 10, true));
     }
     expect(measured).toBe(7);
   });
@@ -53,7 +61,7 @@ describe('SteadyWindow', () => {
     let n = 0;
     for (let t = 0; w.sending(t) && n < 1000; t += 2, n++) {
       w.onSend(t);
-      w.onComplete(t, t + 1, false, 'E_HTTP_STATUS: HTTP 503');
+      w.onComplete(finished(t, t + 1, false, 'HTTP 503'));
     }
     expect(n).toBe(20);
     expect(w.outcome(100).stoppedEarly).toMatch(/20 failures in a row.*503/);
@@ -69,7 +77,7 @@ describe('SteadyWindow', () => {
       const cap = w.inFlightCap();
       for (let i = 0; i < cap; i++) {
         w.onSend(t);
-        w.onComplete(t, t + latency(cap), true);
+        w.onComplete(finished(t, t + latency(cap), true));
       }
       t += latency(cap) + 1;
       w.sending(t);
