@@ -30,7 +30,7 @@ export async function compareCommand(refs: readonly string[], flags: CompareFlag
   if (mismatches.length > 0 && flags.allowMismatch !== true) {
     throw configError(
       `these runs are not comparable — they differ in ${mismatches.join('; ')}`,
-      'compare runs of one model, workload, profile and window rules (engines, GPUs and quantization may differ), or pass --allow-mismatch to compare them anyway',
+      'compare runs of one model, workload, profile and window rules — capacity runs also of one SLO, attainment target, error limit and axis (engines, GPUs and quantization may differ), or pass --allow-mismatch to compare them anyway',
     );
   }
   if (mismatches.length > 0) io.stderr.write(`WARNING: comparing runs that differ in ${mismatches.join('; ')} (--allow-mismatch): the verdict does not compare like with like\n`);

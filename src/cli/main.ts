@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { isUserError, InferbenchError } from '../core/errors.js';
 import { SIM_ENGINE_NAMES } from '../sim/engine/profiles.js';
 import { DEFAULT_SIM } from './defaults.js';
+import { addPlanCommand } from './plan-flags.js';
 import { toolVersion } from './version.js';
 
 const io = { stdout: process.stdout, stderr: process.stderr };
@@ -9,7 +10,7 @@ const io = { stdout: process.stdout, stderr: process.stderr };
 /** Every flag of `run` that `predict` shares (profile and workload). */
 function addProfileFlags(cmd: Command): Command {
   return cmd
-    .option('--profile <name>', 'synchronous | concurrent | throughput | constant | poisson | sweep | grid | replay', 'sweep')
+    .option('--profile <name>', 'synchronous | concurrent | throughput | constant | poisson | sweep | grid | replay | capacity', 'sweep')
     .option('--rate <r,...>', 'requests per second for constant/poisson (comma list = one row each)')
     .option('--concurrency <n,...>', 'streams for the concurrent profile (comma list = one row each)')
     .option('--prompt-tokens <n>', 'prompt length in tokens', '512')
@@ -30,7 +31,12 @@ function addProfileFlags(cmd: Command): Command {
     .addOption(new Option('--arrival <kind>', 'arrivals for sweep rows').choices(['constant', 'poisson', 'gamma']).default('constant'))
     .option('--burstiness <k>', 'gamma arrivals: shape (1 = Poisson, lower = burstier)')
     .option('--max-concurrency <n>', 'client-side cap on requests in flight (queueing is measured)')
-    .option('--slo <spec>', 'goodput SLOs in ms, e.g. ttft:500,itl:50,e2e:10000')
+    .option('--slo <spec>', 'goodput SLOs in ms, e.g. ttft:500,itl:50,e2e:10000 (capacity: the limits each request must meet)')
+    .option('--slo-attainment <pct>', 'capacity: percent of requests that must meet --slo (99 = p99 within the limits; default 99)')
+    .option('--max-error-share <pct>', 'capacity: most failed requests a passing probe may have, percent (default 1)')
+    .option('--capacity-axis <axis>', 'capacity: rate (open loop, --arrival) or concurrency (N streams); default rate')
+    .option('--capacity-precision <pct>', 'capacity, rate axis: stop when pass and failure are within this percent (default 5)')
+    .option('--capacity-repeats <n>', 'capacity: most runs of one load when its attainment is within noise of the target (default 2)')
     .option('--seed <n>', 'seed for prompts and arrivals', '42')
     .option('--json', 'print summary.json to stdout and nothing else there');
 }
@@ -123,6 +129,10 @@ export function buildProgram(): Command {
     .option('--label <text>', 'free label stored with the prediction')
     .option('--out <dir>', 'also write a run folder with the predicted records')
     .option('--seed-file <file>', 'print predicted vs published for every figure of a seed table file')
+    .option('--calibrate-from <run>', 'fit the hardware and engine constants to a measured run folder (or run id) first, print the error before and after, and predict that run\'s configuration with them')
+    .option('--calibration <file>', 'use constants saved by --save-calibration')
+    .option('--save-calibration <file>', 'write the constants --calibrate-from fitted (JSON)')
+    .option('--validate-on <run>', 'print the error of the prediction on another measured run, before and after calibration (repeatable, or a comma list)', (v: string, prev: string[] = []) => [...prev, ...v.split(',').filter((r) => r.trim() !== '')])
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       if (Array.isArray(flags['catalog'])) {
         const { loadCatalogFile } = await import('../sim/catalog/load-file.js');
@@ -138,8 +148,11 @@ export function buildProgram(): Command {
       const notices: string[] = [];
       const opts = resolveRunOptions(withSources(flags, cmd), process.env, undefined, notices);
       printNotices(notices, opts.json);
-      process.exitCode = (await predictCommand(opts, io)).exitCode;
+      const { readCalibrationFlags } = await import('./calibration-flags.js');
+      process.exitCode = (await predictCommand(opts, io, readCalibrationFlags(flags, cmd))).exitCode;
     });
+
+  addPlanCommand(program, io);
 
   program
     .command('ls')

@@ -12,23 +12,28 @@ import { checkOutputDir } from './preflight.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
 import { toolVersion } from './version.js';
+import { applyCalibrationFlags, type CalibrationFlags } from './calibration-flags.js';
+import { capacityFailed, capacityField } from './capacity-answer.js';
 
 /** `inferbench predict`: the same profiles and tables as `run`, answered by the simulator in virtual time. */
 export async function predictCommand(
   opts: RunOptions,
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
+  calibrationFlags?: CalibrationFlags,
 ): Promise<{ doc: RunSummaryDoc; exitCode: number }> {
   const human = opts.json ? io.stderr : io.stdout;
   if (opts.out) checkOutputDir(opts.out, '--out');
-  const started = performance.now();
-  const engineOptions = {
+  // --calibrate-from/--calibration: the run's configuration and fitted constants (calibration-flags.ts).
+  const calibrated = applyCalibrationFlags({
     engine: opts.engine ?? DEFAULT_SIM.engine,
     model: opts.model ?? DEFAULT_SIM.model,
     gpu: opts.gpu ?? DEFAULT_SIM.gpu,
     gpus: opts.gpus ?? DEFAULT_SIM.gpus,
     seed: opts.seed,
     ...(opts.quant ? { quant: opts.quant } : {}),
-  };
+  }, calibrationFlags, human);
+  const engineOptions = calibrated.engine;
+  const started = performance.now();
   const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed });
   const d = runner.description;
   // Lengths the engine refuses outright exit 2 here; an over-long context is one warning line.
@@ -60,9 +65,11 @@ export async function predictCommand(
     workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
     windowRules: describeWindowRules(opts),
     stages: result.stages,
+    ...capacityField(opts, result.stages, false),
+    ...(calibrated.report ? { calibration: calibrated.report } : {}),
     interrupted: false,
     notes: [
-      `engine model: ${d.engineLabel}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
+      `engine model: ${d.engineLabel}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
     ],
   };
   if (opts.out) {
@@ -82,5 +89,5 @@ export async function predictCommand(
     for (const n of doc.notes) human.write(`${n}\n`);
   }
   human.write(`predicted ${result.stages.length} rows in ${elapsedMs.toFixed(0)} ms of CPU (virtual time)\n`);
-  return { doc, exitCode: 0 };
+  return { doc, exitCode: capacityFailed(doc) ? 1 : 0 };
 }

@@ -35,6 +35,7 @@ export function buildProfileConfig(
     ...(opts.concurrencies ? { concurrencies: opts.concurrencies } : {}),
     ...(opts.burstiness !== undefined ? { burstiness: opts.burstiness } : {}),
     ...(opts.maxConcurrency !== undefined ? { maxConcurrency: opts.maxConcurrency } : {}),
+    ...(opts.capacity ? { capacity: opts.capacity } : {}),
     ...(opts.inputLens && opts.outputLens
       ? { grid: { inputLens: opts.inputLens, outputLens: opts.outputLens, numPrompts: opts.numPrompts, workloadFor, latencyLoad: opts.gridLatencyLoad } }
       : {}),

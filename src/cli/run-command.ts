@@ -25,6 +25,7 @@ import { waitForIdleServer } from '../transport/idle-wait.js';
 import type { Workload } from '../workload/types.js';
 import { preflightRun } from './preflight.js';
 import { checkServedModel } from './served-models.js';
+import { capacityFailed, capacityField } from './capacity-answer.js';
 
 export interface RunOutcome {
   doc: RunSummaryDoc;
@@ -148,6 +149,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
       windowRules: describeWindowRules(opts),
       stages,
+      ...capacityField(opts, stages, interrupted),
       interrupted,
       notes,
       outDir,
@@ -206,7 +208,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     if (opts.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc, complete: !result.interrupted }, null, 2)}\n`);
 
     const anyOk = result.stages.some((s) => s.requests.ok > 0);
-    const exitCode = result.interrupted ? 130 : anyOk && !result.stoppedBecause ? 0 : 1;
+    const exitCode = result.interrupted ? 130 : anyOk && !result.stoppedBecause && !capacityFailed(doc) ? 0 : 1;
     if (result.stoppedBecause) io.stderr.write(`error: ${result.stoppedBecause}\n`);
     else if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
     return { doc, exitCode };
@@ -269,7 +271,7 @@ async function resolveApi(
  */
 function hopelessReason(s: StageSummary, api: string, url: string): string | undefined {
   // A row that stopped on a streak of fast failures with nothing to show: the next row would only repeat it.
-  if (s.stoppedEarly && s.requests.ok === 0) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request`;
+  if (s.stoppedEarly && s.requests.ok === 0 && s.overSaturated === undefined) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request`;
   if (s.requests.ok > 0 || s.requests.errors === 0 || !s.firstError) return undefined;
   const codes = Object.keys(s.errorsByCode);
   if (codes.length !== 1) return undefined;

@@ -52,7 +52,7 @@ export function reconcileProfileFlags(f: ProfileFlags, explicit: ExplicitFlags, 
     notices.push('--trace without --profile: running the replay profile (requests at the trace\'s times)');
   }
   // --arrival poisson beside --rate picks the poisson profile; otherwise --arrival belongs to sweep rows only.
-  let arrivalUsed = profile === 'sweep';
+  let arrivalUsed = profile === 'sweep' || profile === 'capacity';
   const both = !explicit.profile && f.rates !== undefined && f.concurrencies !== undefined;
   if (both) {
     p.push('--rate (constant/poisson rows) and --concurrency (concurrent rows) belong to different profiles; give one of them, or --profile');
@@ -71,14 +71,15 @@ export function reconcileProfileFlags(f: ProfileFlags, explicit: ExplicitFlags, 
   if (!both && f.concurrencies && profile !== 'concurrent') p.push(`--concurrency goes with --profile concurrent; --profile ${profile} does not use it`);
   if (!both && explicit.arrival && !arrivalUsed) {
     const own = profile === 'constant' || profile === 'poisson' ? ' (its name is its arrival process)' : '';
-    p.push(`--arrival shapes the sweep's rate rows; --profile ${profile} does not use it${own}`);
+    p.push(`--arrival shapes the rate rows of sweep and capacity; --profile ${profile} does not use it${own}`);
   }
   if (explicit.sweepRates && profile !== 'sweep') p.push(`--sweep-rates sets the sweep's rows; --profile ${profile} does not use it`);
   if (f.burstiness !== undefined) {
-    if (profile === 'sweep' && !explicit.arrival) {
+    const rateRows = profile === 'sweep' || profile === 'capacity';
+    if (rateRows && !explicit.arrival) {
       arrival = 'gamma';
-      notices.push(`--burstiness ${f.burstiness}: the sweep's rate rows use gamma arrivals (--arrival gamma)`);
-    } else if (profile !== 'sweep' || arrival !== 'gamma') {
+      notices.push(`--burstiness ${f.burstiness}: the ${profile}'s rate rows use gamma arrivals (--arrival gamma)`);
+    } else if (!rateRows || arrival !== 'gamma') {
       const now = profile === 'sweep' ? `--arrival ${arrival}` : `--profile ${profile}`;
       p.push(`--burstiness shapes gamma arrivals, which ${now} does not use; use --profile sweep --arrival gamma --burstiness K`);
     }

@@ -3,6 +3,8 @@ import type { ApiName } from '../dialects/types.js';
 import { PROFILE_NAMES, type GridLatencyLoad, type ProfileName } from '../load/profiles.js';
 import type { ArrivalKind } from '../load/types.js';
 import type { Slo } from '../metrics/summary.js';
+import type { CapacitySettings } from '../load/capacity-types.js';
+import { resolveCapacitySettings } from './capacity-options.js';
 import type { Timeouts } from '../transport/exchange.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
 import { explicitFlags, reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
@@ -87,6 +89,11 @@ export interface RawRunFlags {
   timeScale?: string;
   gridLatencyLoad?: string;
   idleWait?: string;
+  sloAttainment?: string;
+  maxErrorShare?: string;
+  capacityAxis?: string;
+  capacityPrecision?: string;
+  capacityRepeats?: string;
 }
 
 export interface RunOptions {
@@ -138,6 +145,8 @@ export interface RunOptions {
   gridLatencyLoad: GridLatencyLoad;
   /** Before each row, wait at most this long for the server to be idle (`--idle-wait`). */
   idleWaitSeconds: number;
+  /** `--profile capacity`: the search's settings (--slo, --slo-attainment, --capacity-*). */
+  capacity?: CapacitySettings;
 }
 
 /** How prompts are made (issue: workloads). Length strings are parsed by workload/lengths. */
@@ -285,8 +294,11 @@ export function resolveRunOptions(
   if (total !== undefined) timeouts.totalMs = total;
   opts.timeouts = timeouts;
 
+  const capacity = resolveCapacitySettings(raw, { profile, slo: opts.slo, arrival: opts.arrival }, p);
+  if (capacity) opts.capacity = capacity;
   ({ profile, arrival: opts.arrival } = reconcileProfileFlags({ ...opts, profile, trace: w.trace }, explicitFlags(raw), p, notices));
   opts.profile = profile;
+  if (opts.capacity) opts.capacity.arrival = opts.arrival;
 
   if ((profile === 'constant' || profile === 'poisson') && !opts.rates) {
     p.push(`--profile ${profile} needs --rate, e.g. --rate 1,2,4 (requests per second)`);

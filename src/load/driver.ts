@@ -157,6 +157,9 @@ export async function runStageRealtime(
   clearTimeout(closeTimer);
   const sendingEndedAt = realClock.now();
   window.close(sendingEndedAt);
+  // An over-saturated row's queue would take long to drain and measures only the backlog: cancel it now.
+  const overSaturated = window.overSaturatedReason;
+  if (overSaturated !== undefined && inFlightDone.size > 0) opts.cancelInFlight?.(`the row stopped ${overSaturated}`);
 
   if (inFlightDone.size > 0) {
     const drain = Promise.all(inFlightDone);

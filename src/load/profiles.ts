@@ -1,9 +1,11 @@
 import type { StageSummary } from '../metrics/summary.js';
+import { nextCapacityStep } from './capacity.js';
+import type { CapacitySettings } from './capacity-types.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageLimits, StageSpec } from './types.js';
 import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, FAST_FAILURE_MS, FAST_FAILURE_STREAK, type WindowRules } from './window.js';
 
-export const PROFILE_NAMES = ['synchronous', 'concurrent', 'throughput', 'constant', 'poisson', 'sweep', 'grid', 'replay'] as const;
+export const PROFILE_NAMES = ['synchronous', 'concurrent', 'throughput', 'constant', 'poisson', 'sweep', 'grid', 'replay', 'capacity'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export interface ProfileConfig {
@@ -20,6 +22,8 @@ export interface ProfileConfig {
   burstiness?: number;
   /** Client-side cap on requests in flight for open-loop and throughput stages. */
   maxConcurrency?: number;
+  /** `capacity`: what the search looks for (load/capacity.ts). */
+  capacity?: CapacitySettings;
   grid?: {
     inputLens: number[];
     outputLens: number[];
@@ -41,7 +45,7 @@ export const ADAPTIVE_CAP = { start: 16, growth: 4, minGain: 0.15 } as const;
  * The steady-window rules of a row (window.ts), or undefined for a batch row measured whole (a burst of
  * --max-requests, a grid cell; trace replays get none either).
  */
-export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opts: { cap?: number } = {}): WindowRules | undefined {
+export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opts: { cap?: number; saturationStop?: boolean } = {}): WindowRules | undefined {
   if (kind === 'burst' && limits.maxSeconds === undefined) return undefined;
   const measureMs = limits.maxSeconds !== undefined ? limits.maxSeconds * 1000 : undefined;
   return {
@@ -59,8 +63,16 @@ export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opt
       : {}),
     fastFailureStreak: FAST_FAILURE_STREAK,
     fastFailureMs: FAST_FAILURE_MS,
+    ...(opts.saturationStop && kind === 'open' ? { saturationStop: SATURATION_STOP } : {}),
   };
 }
+
+/**
+ * Capacity probes stop once completions stay under 70% of sends after 20 sends past the first completion (with the
+ * queue and first-token latency growing, window.ts): a probe at twice the capacity ends in about a second of
+ * queueing instead of a whole row.
+ */
+export const SATURATION_STOP = { completionShare: 0.7, minSends: 20 } as const;
 
 /** Default in-flight cap for throughput stages limited only by time (GuideLLM uses a large worker pool too). */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
@@ -87,11 +99,11 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
     const window = windowRulesFor('closed', stageLimits);
     return { kind: 'closed', label, concurrency, limits: stageLimits, workload, ...(window ? { window } : {}) };
   };
-  const open = (rate: number, arrival: ArrivalKind): StageSpec => {
-    const window = windowRulesFor('open', limits);
+  const open = (rate: number, arrival: ArrivalKind, label = `asynchronous@${rate.toFixed(2)} req/sec`): StageSpec => {
+    const window = windowRulesFor('open', limits, { saturationStop: cfg.profile === 'capacity' });
     return {
       kind: 'open',
-      label: `asynchronous@${rate.toFixed(2)} req/sec`,
+      label,
       limits,
       workload,
       ...(window ? { window } : {}),
@@ -121,6 +133,16 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
       const rates = sweepRates(done, cfg.sweepRates ?? 9);
       const rate = rates[i - 2];
       return rate === undefined ? undefined : open(rate, cfg.sweepArrival ?? 'constant');
+    }
+    case 'capacity': {
+      const settings = cfg.capacity;
+      if (!settings) return undefined;
+      const step = nextCapacityStep(done, settings);
+      if (!step) return undefined;
+      if (step.kind === 'synchronous') return closed('synchronous', 1);
+      const again = step.run > 1 ? ` (run ${step.run})` : '';
+      if (step.kind === 'concurrency') return closed(`concurrent@${step.streams}${again}`, step.streams);
+      return open(step.rate, settings.arrival, `asynchronous@${step.rate.toFixed(2)} req/sec${again}`);
     }
     case 'replay': {
       if (i > 0) return undefined;
@@ -192,6 +214,8 @@ export function plannedStageCount(cfg: ProfileConfig): number {
       return cfg.rates?.length ?? 0;
     case 'sweep':
       return 2 + (cfg.sweepRates ?? 9);
+    case 'capacity':
+      return 0; // decided probe by probe
     case 'grid':
       return 2 * (cfg.grid?.inputLens.length ?? 0) * (cfg.grid?.outputLens.length ?? 0);
   }

@@ -52,6 +52,11 @@ export interface WindowRules {
   /** Stop the row after this many failures in a row, each faster than fastFailureMs (a server that refuses everything). */
   fastFailureStreak: number;
   fastFailureMs: number;
+  /**
+   * Stop an open-loop row that is clearly over-saturated (capacity probes): since the first completion, completions
+   * fell under `completionShare` of sends, the requests in flight kept growing and time to first token rose.
+   */
+  saturationStop?: { completionShare: number; minSends: number };
 }
 
 export const DEFAULT_MIN_SAMPLES = 20;
@@ -72,6 +77,8 @@ export interface WindowOutcome {
   capSearch?: { cap: number; steps: Array<{ cap: number; completionRate: number }> };
   /** Why sending stopped before the row's limit (e.g. a streak of fast failures). */
   stoppedEarly?: string;
+  /** Set (with stoppedEarly) when the row stopped because its queue kept growing; the drivers cancel what is in flight. */
+  overSaturated?: string;
 }
 
 export class SteadyWindow {
@@ -99,6 +106,13 @@ export class SteadyWindow {
   private firstCompletionAt: number | null = null;
   /** The window has measured enough: it closes at the next completion (so it spans whole request intervals). */
   private closeAtNextCompletion = false;
+  private sentTotal = 0;
+  /** At the first completion: sends and requests in flight so far (the over-saturation check counts from there). */
+  private atFirst: { sent: number; inFlight: number } | null = null;
+  /** First-token and end-to-end latencies of the first and the latest successful completions. */
+  private readonly earlyLatencies: Array<[number, number]> = [];
+  private readonly recentLatencies: Array<[number, number]> = [];
+  private overSaturated: string | undefined;
 
   constructor(
     private readonly rules: WindowRules | undefined,
@@ -121,6 +135,7 @@ export class SteadyWindow {
   /** Whether a request sent at `now` is measured (false: ramp-up). Call just before sending. */
   onSend(now: number): boolean {
     this.tick(now);
+    this.sentTotal++;
     const measured = this.phase === 'window' || (this.phase === 'ramp' && this.rules?.measureRamp === true);
     if (measured) this.sentInWindow++;
     return measured;
@@ -133,11 +148,12 @@ export class SteadyWindow {
   }
 
   /** A request finished (ok or failed); its send time tells which cap step it belongs to. */
-  onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error'>): void {
+  onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'>): void {
     const { sentAtMs, endAtMs } = record;
     const ok = record.status === 'ok';
     this.completed++;
     this.firstCompletionAt ??= endAtMs;
+    if (this.rules?.saturationStop && this.phase !== 'closed') this.checkSaturation(record);
     if (this.closeAtNextCompletion) this.close(endAtMs);
     // Strictly after the open: in virtual time the ramp's last sends share the window's opening instant.
     if (ok && this.openAt !== null && sentAtMs > this.openAt) {
@@ -163,6 +179,11 @@ export class SteadyWindow {
     this.tick(endAtMs);
   }
 
+  /** Why the row stopped as over-saturated (its requests in flight are then cancelled), if it did. */
+  get overSaturatedReason(): string | undefined {
+    return this.overSaturated;
+  }
+
   /** Whether the row has stopped sending for good. */
   get closed(): boolean {
     return this.phase === 'closed';
@@ -177,6 +198,7 @@ export class SteadyWindow {
     if (this.unsettled) out.unsettled = true;
     if (this.rules.adaptiveCap) out.capSearch = { cap: this.cap, steps: this.steps };
     if (this.stopped) out.stoppedEarly = this.stopped;
+    if (this.overSaturated) out.overSaturated = this.overSaturated;
     return out;
   }
 
@@ -233,6 +255,45 @@ export class SteadyWindow {
     }
     const first = this.firstCompletionAt;
     return r.rampHops === 2 && this.capSettled && first !== null ? Math.max(r.rampLimitMs, 3 * (first - this.startMs)) : r.rampLimitMs;
+  }
+
+  /**
+   * An open loop far past capacity only grows its queue: every request of a long row would measure the backlog, and
+   * the drain after it would take minutes. Counted from the first completion (before it nothing can complete): when
+   * completions stay under `completionShare` of sends, the requests in flight have grown by at least 10 (and half of
+   * what was in flight then), and the latest first-token latencies are a quarter above the first ones, the row stops.
+   */
+  private checkSaturation(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'ttftMs'>): void {
+    const rule = this.rules?.saturationStop as NonNullable<WindowRules['saturationStop']>;
+    const latency: [number, number] = [record.ttftMs ?? NaN, record.endAtMs - record.sentAtMs];
+    if (record.status === 'ok') {
+      if (this.earlyLatencies.length < 5) this.earlyLatencies.push(latency);
+      this.recentLatencies.push(latency);
+      if (this.recentLatencies.length > 5) this.recentLatencies.shift();
+    }
+    const inFlight = this.sentTotal - this.completed;
+    if (this.atFirst === null) {
+      this.atFirst = { sent: this.sentTotal, inFlight: inFlight + 1 };
+      return;
+    }
+    const sends = this.sentTotal - this.atFirst.sent;
+    const completions = this.completed - 1;
+    if (sends < rule.minSends || completions >= rule.completionShare * sends) return;
+    const grown = inFlight - this.atFirst.inFlight;
+    if (grown < Math.max(10, 0.5 * this.atFirst.inFlight)) return;
+    if (this.earlyLatencies.length < 5) return;
+    const mean = (xs: Array<[number, number]>, k: 0 | 1): number => xs.reduce((a, b) => a + b[k], 0) / xs.length;
+    // Engines that admit everything (vLLM's 256 slots) keep first tokens quick and slow every step instead.
+    const [ttft0, ttft1, e2e0, e2e1] = [mean(this.earlyLatencies, 0), mean(this.recentLatencies, 0), mean(this.earlyLatencies, 1), mean(this.recentLatencies, 1)];
+    const ttftRose = ttft1 >= 1.25 * ttft0;
+    if (!ttftRose && !(e2e1 >= 1.25 * e2e0)) return;
+    const rise = ttftRose || Number.isNaN(e2e0) ? `time to first token ${ttft0.toFixed(0)} → ${ttft1.toFixed(0)} ms` : `latency ${(e2e0 / 1000).toFixed(2)} → ${(e2e1 / 1000).toFixed(2)} s`;
+    const secs = ((record.endAtMs - (this.firstCompletionAt as number)) / 1000).toFixed(1);
+    this.overSaturated =
+      `over-saturated: ${completions} completions for ${sends} sends in ${secs} s after the first completion, ` +
+      `in flight ${this.atFirst.inFlight} → ${inFlight}, ${rise}`;
+    this.stopped = `stopped early, ${this.overSaturated}`;
+    this.close(record.endAtMs);
   }
 
   private open(now: number): void {

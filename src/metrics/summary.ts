@@ -100,6 +100,13 @@ export interface StageSummary {
   promptLengthMismatches: number;
   tokenCountSources: Record<string, number>;
   goodput?: { slo: Slo; requestsPerS: number; good: number };
+  /**
+   * With --slo: the share of the row's measured requests that met every limit, in percent. Failed and cut requests
+   * count as misses, so "99% attainment of ttft ≤ 300 ms" is "p99 TTFT ≤ 300 ms" counting failures as infinite.
+   */
+  sloAttainment?: { percent: number; met: number; of: number };
+  /** The row was stopped early because its queue kept growing (capacity probes); says what was seen. */
+  overSaturated?: string;
   /** The server's own gauges over the row, from its Prometheus /metrics (when it has one). */
   server?: ServerTelemetry;
   interrupted: boolean;
@@ -203,6 +210,16 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
     // Goodput: the request throughput times the share of measured successes that met every SLO.
     const share = acc.ok > 0 ? acc.good / acc.ok : 0;
     summary.goodput = { slo, good: acc.good, requestsPerS: summary.requestThroughput * share };
+    // Failed and cut requests are misses: the share of everything measured, not of the successes.
+    const of = acc.measured;
+    summary.sloAttainment = { percent: of > 0 ? (100 * acc.good) / of : 0, met: acc.good, of };
+  }
+  if (w?.overSaturated) {
+    summary.overSaturated = w.overSaturated;
+    if (spec.kind === 'open') {
+      summary.belowTarget = true;
+      summary.overload = w.overSaturated;
+    }
   }
   return summary;
 }

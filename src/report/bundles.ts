@@ -1,22 +1,26 @@
 import { configError } from '../core/errors.js';
 import type { StoredRun } from '../store/run-store.js';
+import { capacityCharts } from './charts/capacity.js';
 import { gridCharts, sweepCharts, type ChartDef } from './charts/specs.js';
+import { rankCapacity } from './capacity-rank.js';
 import { compareSections, renderCompareCsv, renderCompareMarkdown } from './compare.js';
 import { computeGridVerdict } from './grid-verdict.js';
 import { gridHeader, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import type { ReportBundle } from './outputs.js';
 import { renderCsvReport, renderMarkdownReport } from './run-summary.js';
 import { seriesNames } from './series.js';
+import { renderCsv } from './table.js';
 import { computeVerdict, type VerdictOptions } from './verdict.js';
 
-function chartsFor(runs: readonly StoredRun[], names: readonly string[]): ChartDef[] {
+function chartsFor(runs: readonly StoredRun[], names: readonly string[], kind: 'report' | 'compare'): ChartDef[] {
   const pick = (layout: 'grid' | 'sweep'): [StoredRun[], string[]] => {
     const idx = runs.map((r, i) => (r.summary.layout === layout ? i : -1)).filter((i) => i >= 0);
     return [idx.map((i) => runs[i] as StoredRun), idx.map((i) => names[i] as string)];
   };
   const [grids, gridNames] = pick('grid');
   const [sweeps, sweepNames] = pick('sweep');
-  return [...(grids.length ? gridCharts(grids, gridNames) : []), ...(sweeps.length ? sweepCharts(sweeps, sweepNames) : [])];
+  // Capacity runs lead with their capacity chart: it is the answer; the latency curves are its evidence.
+  return [...capacityCharts(runs, names, kind), ...(grids.length ? gridCharts(grids, gridNames) : []), ...(sweeps.length ? sweepCharts(sweeps, sweepNames) : [])];
 }
 
 const runJson = (r: StoredRun, series: string): object => ({ id: r.id, name: r.name, dir: r.dir, series, summary: { schemaVersion: r.schemaVersion, ...r.summary } });
@@ -40,7 +44,7 @@ export function buildReportBundle(runs: StoredRun[], toolVersion: string): Repor
     sections,
     csv: runs.map((r) => ({ file: runs.length === 1 ? 'table.csv' : `table-${r.id}.csv`, text: renderCsvReport(r.summary) })),
     json: { kind: 'report', runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)) },
-    charts: chartsFor(runs, names),
+    charts: chartsFor(runs, names, 'report'),
     toolVersion,
   };
 }
@@ -56,15 +60,18 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
   const names = seriesNames(runs);
   const sections = compareSections(runs, names);
   const verdict = runs[0]?.summary.layout === 'grid' ? computeGridVerdict(runs, names, opts) : computeVerdict(runs, names, opts);
+  const capacity = rankCapacity(runs, names, opts);
+  const capacityPart = capacity ? { table: capacity.table, lines: capacity.lines } : undefined;
   return {
     kind: 'compare',
     title: `inferbench compare — ${names.join(' vs ')}`,
     runs,
     names,
-    markdown: renderCompareMarkdown(sections, verdict, opts),
+    markdown: renderCompareMarkdown(sections, verdict, opts, capacityPart),
     sections: sections.map((s) => ({ heading: s.heading, table: s.table })),
     verdict: { table: verdict.table, lines: verdict.lines },
-    csv: [{ file: 'compare.csv', text: renderCompareCsv(sections) }],
+    ...(capacityPart ? { capacityRanking: capacityPart } : {}),
+    csv: [{ file: 'compare.csv', text: renderCompareCsv(sections) }, ...(capacity ? [{ file: 'capacity-ranking.csv', text: renderCsv(capacity.table) }] : [])],
     json: {
       kind: 'compare',
       slo: opts.slo ?? null,
@@ -73,8 +80,9 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
       runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)),
       sections: sections.map((s) => ({ series: s.series, heading: s.heading, table: s.table })),
       verdict: { table: verdict.table, lines: verdict.lines, runs: verdict.runs },
+      ...(capacity ? { capacityRanking: capacity } : {}),
     },
-    charts: chartsFor(runs, names),
+    charts: chartsFor(runs, names, 'compare'),
     toolVersion,
   };
 }

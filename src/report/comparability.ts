@@ -1,5 +1,6 @@
 import { clip } from '../core/short-error.js';
 import type { StoredRun } from '../store/run-store.js';
+import { capacityTerms } from './capacity-text.js';
 
 /**
  * Whether saved runs measure the same thing, so that a verdict between them means something. Different
@@ -88,6 +89,11 @@ const FACETS: readonly Facet[] = [
   { field: 'workload', value: (r) => (fixedLengths(r) === undefined ? r.summary.workload : undefined), key: workloadKey },
   { field: 'profile', value: (r) => r.summary.profile },
   { field: 'window rules', value: (r) => canonical((r.summary as { windowRules?: unknown }).windowRules) },
+  // Capacity runs: a capacity is a figure under its terms (limits, attainment, error limit, axis); other terms, another figure.
+  { field: 'capacity SLO', value: (r) => (r.summary.capacity ? capacityTerms(r.summary.capacity).slo : undefined) },
+  { field: 'attainment target', value: (r) => (r.summary.capacity ? capacityTerms(r.summary.capacity).attainment : undefined) },
+  { field: 'error limit', value: (r) => (r.summary.capacity ? capacityTerms(r.summary.capacity).errorShare : undefined) },
+  { field: 'capacity axis', value: (r) => (r.summary.capacity ? capacityTerms(r.summary.capacity).axis : undefined) },
 ];
 
 /** Every way the later runs differ from the first (the baseline), at most one entry per field. */

@@ -70,7 +70,12 @@ export function compareSections(runs: readonly StoredRun[], names: readonly stri
   return runs[0]?.summary.layout === 'grid' ? gridSections(runs, names) : sweepSections(runs, names);
 }
 
-export function renderCompareMarkdown(sections: readonly CompareSection[], verdict: Verdict, opts: VerdictOptions): string {
+export function renderCompareMarkdown(
+  sections: readonly CompareSection[],
+  verdict: Verdict,
+  opts: VerdictOptions,
+  capacity?: { table: Table; lines: readonly string[] },
+): string {
   const runs = sections.map((s) => s.run);
   const models = [...new Set(runs.map((r) => r.summary.context.model))];
   const out: string[] = [];
@@ -81,6 +86,11 @@ export function renderCompareMarkdown(sections: readonly CompareSection[], verdi
   for (const s of sections) out.push(s.heading, '', renderMarkdown(s.table), '');
   if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) out.push('\\* completed under 90% of the target rate: the server could not keep up.', '');
   out.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).', '');
+  if (capacity) {
+    out.push('## Capacity ranking', '', renderMarkdown(capacity.table), '');
+    for (const line of capacity.lines) out.push(`- ${line}`);
+    out.push('');
+  }
   out.push(`## Verdict at matched load${opts.slo ? ` (SLO: ${sloText(opts.slo)}, no failed request)` : ''}`, '', renderMarkdown(verdict.table), '');
   for (const line of verdict.lines) if (!warnings.includes(line)) out.push(`- ${line}`);
   if (opts.gpuHourPrice === undefined) out.push('- Add --gpu-hour-price USD for the cost per 1M output tokens.');

@@ -13,6 +13,7 @@ export interface HtmlInput {
   /** Heading (markdown as layouts.ts writes it) and table, per run or per comparison section. */
   sections: readonly { heading: string; table: Table }[];
   verdict?: { table: Table; lines: readonly string[] };
+  capacityRanking?: { table: Table; lines: readonly string[] };
   charts: readonly ChartDef[];
   samples: readonly RequestSample[];
   generatedAt: string;
@@ -100,6 +101,7 @@ ${htmlTable(metadataTable(input.runs, input.names))}
 ${notes.length ? `<ul class="note">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 <h2>Tables</h2>
 ${input.sections.map((s) => `<h3>${esc(plainHeading(s.heading))}</h3>\n${htmlTable(s.table)}`).join('\n')}
+${input.capacityRanking ? `<h2 id="capacity-ranking">Capacity ranking</h2>\n${htmlTable(input.capacityRanking.table)}\n<ul>${input.capacityRanking.lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}
 ${input.verdict ? `<h2>Verdict at matched load</h2>\n${htmlTable(input.verdict.table)}\n<ul>${input.verdict.lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}
 <h2>Charts</h2>
 <div class="charts">${input.charts.map((c, i) => figure(c, i)).join('\n')}</div>

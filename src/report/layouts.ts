@@ -1,3 +1,4 @@
+import type { CapacityResult } from '../load/capacity-types.js';
 import { shortError } from '../core/short-error.js';
 import type { Stats } from '../metrics/stats.js';
 import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js';
@@ -31,7 +32,7 @@ export function sweepOrder(s: StageSummary): number {
 }
 
 function failureCell(s: StageSummary): string {
-  if (s.requests.total === 0) return 'no requests';
+  if (s.requests.total === 0) return s.overSaturated !== undefined ? 'stopped: over-saturated' : 'no requests';
   const codes = Object.entries(s.errorsByCode)
     .sort((a, b) => b[1] - a[1])
     .map(([code, n]) => `${code}×${n}`)
@@ -73,7 +74,7 @@ function pct(st: Stats | undefined, unit: string): string {
 const samples = (s: StageSummary): string => `${s.requests.ok}/${s.requests.total}`;
 
 /** Seed 003 layout, plus p99 columns, sample counts and the failure share (never a silent 0.00). */
-export function sweepTable(stages: readonly StageSummary[]): Table {
+export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: CapacityResult } = {}): Table {
   const ordered = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
   const rows = ordered.map((s) => {
     const m = s.metrics;
@@ -92,7 +93,7 @@ export function sweepTable(stages: readonly StageSummary[]): Table {
       failureCell(s),
     ];
   });
-  return withServerColumn({
+  return withServerColumn(withSloColumn({
     headers: [
       'Benchmark',
       'Requests per Second',
@@ -106,7 +107,27 @@ export function sweepTable(stages: readonly StageSummary[]): Table {
       'Failed',
     ],
     rows,
-  }, ordered);
+  }, ordered, opts.capacity), ordered);
+}
+
+/**
+ * With --slo: the share of each row's requests that met every limit (failed and cut requests are misses); a capacity
+ * run also marks each probe against its attainment target.
+ */
+function withSloColumn(table: Table, rowStages: readonly StageSummary[], capacity: CapacityResult | undefined): Table {
+  if (!rowStages.some((s) => s.sloAttainment)) return table;
+  const cell = (s: StageSummary): string => {
+    const a = s.sloAttainment;
+    if (!a) return '—';
+    const share = `${a.percent.toFixed(1)}% of ${a.of}`;
+    const probe = capacity?.probes.find((p) => p.stage === s.index);
+    if (!probe) return share;
+    return `${probe.pass ? 'pass' : 'FAIL'} ${share}${probe.overSaturated !== undefined ? ' (did not keep up)' : ''}`;
+  };
+  return {
+    headers: [...table.headers, capacity === undefined ? 'Met SLO' : `Met SLO (target ${capacity.attainment}%)`],
+    rows: table.rows.map((r, i) => [...r, cell(rowStages[i] as StageSummary)]),
+  };
 }
 
 /** A grid cell: its throughput burst and its low-load latency pass (older runs have the burst only). */

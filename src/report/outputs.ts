@@ -29,6 +29,8 @@ export interface ReportBundle {
   markdown: string;
   sections: { heading: string; table: Table }[];
   verdict?: { table: Table; lines: string[] };
+  /** `compare` of capacity runs: the ranking by capacity, per GPU and per $ (capacity-rank.ts). */
+  capacityRanking?: { table: Table; lines: string[] };
   csv: { file: string; text: string }[];
   json: object;
   charts: ChartDef[];
@@ -62,6 +64,7 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
       names: bundle.names,
       sections: bundle.sections,
       ...(bundle.verdict ? { verdict: bundle.verdict } : {}),
+      ...(bundle.capacityRanking ? { capacityRanking: bundle.capacityRanking } : {}),
       charts: bundle.charts,
       samples,
       generatedAt: new Date().toISOString(),

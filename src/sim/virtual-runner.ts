@@ -114,6 +114,11 @@ export function runVirtualStage(
       if (at > endedAt) endedAt = at;
       records.push(rec);
       window.onComplete(rec);
+      if (window.overSaturatedReason !== undefined && !stopped) {
+        // As the real driver does: the backlog of an over-saturated row is cancelled, not drained.
+        stopped = true;
+        for (const h of [...live.values()]) h.cancel();
+      }
       next();
     };
     try {
@@ -137,7 +142,7 @@ export function runVirtualStage(
             if (reason === 'abort') {
               rec.status = stopped ? 'incomplete' : 'error';
               rec.error = stopped
-                ? { code: 'E_ABORTED', message: 'stage time limit reached' }
+                ? { code: 'E_ABORTED', message: window.overSaturatedReason ? `cancelled: the row stopped ${window.overSaturatedReason}` : 'stage time limit reached' }
                 : { code: 'E_HTTP_STATUS', message: 'request larger than the KV cache', httpStatus: 400 };
             } else if (rec.outputTokens > 1 && rec.firstTokenAtMs !== undefined) {
               rec.itlMs = (at - rec.firstTokenAtMs) / (rec.outputTokens - 1);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { StageSummary } from '../metrics/summary.js';
 import type { RunSummaryDoc } from '../report/run-summary.js';
+import { capacitySchema, sloAttainmentSchema } from './capacity-schema.js';
 
 /** The newest schema this build writes; files from newer builds are read as far as their fields are known. */
 export const SUPPORTED_SCHEMA_VERSION = 1;
@@ -52,6 +53,8 @@ const stage = z.object({
   promptLengthMismatches: z.number().default(0),
   tokenCountSources: z.record(z.string(), z.number()).default({}),
   goodput: z.object({ slo, requestsPerS: z.number(), good: z.number() }).optional(),
+  sloAttainment: sloAttainmentSchema.optional(),
+  overSaturated: z.string().optional(),
   completionRate: num.optional(),
   grid: z.object({ input: z.number(), output: z.number(), role: z.enum(['throughput', 'latency']) }).optional(),
   window: z
@@ -118,6 +121,7 @@ export const summarySchema = z.object({
   workload: z.string().default(''),
   windowRules: z.string().default(''),
   stages: z.array(stage),
+  capacity: capacitySchema.optional(),
   interrupted: z.boolean().default(false),
   notes: z.array(z.string()).default([]),
   outDir: z.string().optional(),

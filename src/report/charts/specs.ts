@@ -177,3 +177,6 @@ export function histogramChart(name: string, title: string, values: { series: st
     } as TopLevelSpec,
   };
 }
+
+// ---- Shared with the capacity charts (capacity.ts) ----
+export { config as chartConfig, fade, legendPick, runLegend };

@@ -1,0 +1,186 @@
+/** `inferbench plan`'s flags → the search's settings. Every problem is reported at once, one line, exit 2. */
+import { availableParallelism } from 'node:os';
+import { resolveCapacitySettings } from '../config/capacity-options.js';
+import { parseChoice, parseNumber, parseNumberList, parseSlo, type Problems } from '../config/parse.js';
+import { configError } from '../core/errors.js';
+import type { StageLimits } from '../load/types.js';
+import type { Calibration } from '../sim/calibrate/types.js';
+import { findModel } from '../sim/catalog/registry.js';
+import type { RequestShape } from '../sim/limits.js';
+import { PLAN_FORMATS, type PlanFormat } from '../plan/outputs.js';
+import { loadPriceFile, parsePriceList, resolvePrices, type PriceTable } from '../plan/prices.js';
+import { resolveAxes, type SpaceAxes } from '../plan/space.js';
+import type { PlanJobSettings } from '../plan/types.js';
+import { describeLength, maxLength, parseLengthDist, parseScenario, type LengthDist } from '../workload/lengths.js';
+import { createLengthsWorkload } from '../workload/synthetic.js';
+
+export interface PlanFlags {
+  model?: string;
+  catalog?: string[];
+  rate?: string;
+  outputTokensPerS?: string;
+  promptTokens?: string;
+  outputTokens?: string;
+  promptDist?: string;
+  outputDist?: string;
+  scenario?: string;
+  slo?: string;
+  sloAttainment?: string;
+  maxErrorShare?: string;
+  capacityPrecision?: string;
+  capacityRepeats?: string;
+  arrival?: string;
+  maxSeconds?: string;
+  warmup?: string;
+  gpu?: string;
+  tp?: string;
+  quant?: string;
+  engine?: string;
+  gpuHourPrice?: string;
+  prices?: string;
+  calibration?: string;
+  calibrateFrom?: string;
+  saveCalibration?: string;
+  exhaustive?: boolean;
+  threads?: string;
+  top?: string;
+  all?: boolean;
+  out?: string;
+  format?: string;
+  seed?: string;
+  json?: boolean;
+  /** Whether the user typed a flag (commander fills defaults). */
+  explicit?: (name: string) => boolean;
+}
+
+export interface PlanOptions {
+  job: PlanJobSettings;
+  axes: SpaceAxes;
+  prices: PriceTable;
+  threads: number;
+  prune: boolean;
+  longest: RequestShape;
+  meanOutputTokens: number;
+  workloadDescription: string;
+  workloadFlags: string;
+  /** How `predict` gets the same constants (`--calibration FILE`), or what to do to get them. */
+  calibrationFlag?: string;
+  verifyLimits: StageLimits;
+  top: number;
+  all: boolean;
+  out?: string;
+  formats: PlanFormat[];
+  json: boolean;
+  /** Where --calibration or --calibrate-from come from, to fit or load once the rest is valid. */
+  calibrationSource?: { kind: 'file' | 'run'; path: string };
+}
+
+/** The verification row is this many times a search probe's measured length, and at least VERIFY_MIN_SECONDS. */
+const VERIFY_FACTOR = 4;
+const VERIFY_MIN_SECONDS = 30;
+/** Samples of the workload averaged for its mean output length. */
+const MEAN_SAMPLES = 10_000;
+
+const list = (s: string | undefined): string[] | undefined => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean));
+
+/** A distribution's typical largest request: its bound, or its mean when the tail is unbounded (as sim-limits reads it). */
+function representative(d: LengthDist): number {
+  const max = maxLength(d);
+  if (Number.isFinite(max)) return max;
+  return d.kind === 'normal' || d.kind === 'exponential' ? Math.round(d.mean) : max;
+}
+
+/** `--scenario 'N(512,64)/(128,16)'` survives a shell; plain numbers need no quotes. */
+const shellWord = (s: string): string => (/^[\w.,:/-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The verification command's calibration: the file the constants are in, when there is one. */
+function calibrationFlag(flags: PlanFlags): { calibrationFlag?: string } {
+  const file = flags.calibration ?? flags.saveCalibration;
+  if (file) return { calibrationFlag: `--calibration ${shellWord(file)}` };
+  if (flags.calibrateFrom) return { calibrationFlag: '--calibration FILE  # the constants fitted on the run: plan --save-calibration FILE writes them' };
+  return {};
+}
+
+export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration): PlanOptions {
+  const p: Problems = [];
+  if (!flags.model) p.push('plan needs --model, e.g. --model Qwen2-72B-Instruct (a catalog name, or one added with --catalog FILE)');
+  const rate = parseNumber('--rate', flags.rate, p, { positive: true });
+  const tokensPerS = parseNumber('--output-tokens-per-s', flags.outputTokensPerS, p, { positive: true });
+  if (flags.rate === undefined && flags.outputTokensPerS === undefined) p.push('plan needs the load to serve: --rate R (requests per second) or --output-tokens-per-s T');
+  if (flags.rate !== undefined && flags.outputTokensPerS !== undefined) p.push('--rate and --output-tokens-per-s both set the load; give one of them');
+  const promptTokens = parseNumber('--prompt-tokens', flags.promptTokens ?? '512', p, { integer: true, positive: true }) ?? 512;
+  const outputTokens = parseNumber('--output-tokens', flags.outputTokens ?? '128', p, { integer: true, positive: true }) ?? 128;
+  if (flags.scenario && (flags.promptDist || flags.outputDist)) p.push('--scenario sets both lengths; drop --prompt-dist/--output-dist');
+  const slo = parseSlo(flags.slo, p);
+  const arrival = parseChoice('--arrival', flags.arrival ?? 'constant', ['constant', 'poisson'] as const, p) ?? 'constant';
+  const capacity = resolveCapacitySettings(flags, { profile: 'capacity', slo, arrival }, p, { command: 'plan' });
+  const maxSeconds = parseNumber('--max-seconds', flags.maxSeconds ?? '5', p, { positive: true }) ?? 5;
+  const warmup = parseNumber('--warmup', flags.warmup, p, { min: 0 });
+  const tp = parseNumberList('--tp', flags.tp, p, { integer: true, positive: true });
+  const threads = parseNumber('--threads', flags.threads, p, { integer: true, positive: true }) ?? availableParallelism();
+  const top = parseNumber('--top', flags.top ?? '10', p, { integer: true, positive: true }) ?? 10;
+  const seed = parseNumber('--seed', flags.seed ?? '42', p, { integer: true, min: 0 }) ?? 42;
+  const formats = (list(flags.format) ?? [...PLAN_FORMATS]).map((f) => parseChoice('--format', f, PLAN_FORMATS, p)).filter((f): f is PlanFormat => f !== undefined);
+  if (flags.calibration && flags.calibrateFrom) p.push('--calibration and --calibrate-from both give the simulator its constants; give one of them');
+  if (flags.saveCalibration && !flags.calibrateFrom) p.push('--save-calibration writes what --calibrate-from RUN fitted; add --calibrate-from RUN (a measured run folder)');
+  if (p.length > 0) throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench plan --help');
+
+  // Lengths: parsed here so that a bad distribution is one line naming its flag.
+  const dists = flags.scenario
+    ? parseScenario(flags.scenario)
+    : {
+        prompt: flags.promptDist ? parseLengthDist(flags.promptDist, '--prompt-dist') : ({ kind: 'fixed', value: promptTokens } as LengthDist),
+        output: flags.outputDist ? parseLengthDist(flags.outputDist, '--output-dist') : ({ kind: 'fixed', value: outputTokens } as LengthDist),
+      };
+  const workload = createLengthsWorkload(dists.prompt, dists.output, seed);
+  let sum = 0;
+  for (let i = 0; i < MEAN_SAMPLES; i++) sum += workload.item(i).outputTokens;
+  const meanOutputTokens = dists.output.kind === 'fixed' ? dists.output.value : sum / MEAN_SAMPLES;
+  const model = findModel(flags.model as string).name;
+  const axes = resolveAxes(flags.model as string, {
+    ...(flags.gpu ? { gpus: list(flags.gpu) as string[] } : {}),
+    ...(tp ? { tp } : {}),
+    ...(flags.quant ? { quants: list(flags.quant) as string[] } : {}),
+    ...(flags.engine ? { engines: list(flags.engine) as string[] } : {}),
+  });
+  const prices = resolvePrices(axes.gpus, {
+    ...(flags.prices ? { file: loadPriceFile(flags.prices) } : {}),
+    ...(flags.gpuHourPrice ? { flag: parsePriceList(flags.gpuHourPrice) } : {}),
+  });
+  const limits: StageLimits = { maxSeconds, ...(warmup !== undefined ? { warmupSeconds: warmup } : {}) };
+  const workloadFlags = flags.scenario
+    ? `--scenario ${shellWord(flags.scenario)}`
+    : [
+        flags.promptDist ? `--prompt-dist ${shellWord(flags.promptDist)}` : `--prompt-tokens ${promptTokens}`,
+        flags.outputDist ? `--output-dist ${shellWord(flags.outputDist)}` : `--output-tokens ${outputTokens}`,
+      ].join(' ');
+  return {
+    job: {
+      model,
+      workload: { prompt: dists.prompt, output: dists.output, seed },
+      capacity: capacity as NonNullable<typeof capacity>,
+      limits,
+      seed,
+      rate: rate ?? (tokensPerS as number) / meanOutputTokens,
+      catalogFiles: flags.catalog ?? [],
+      ...(calibration ? { calibration } : {}),
+    },
+    axes,
+    prices,
+    threads,
+    prune: flags.exhaustive !== true,
+    longest: { promptTokens: representative(dists.prompt), outputTokens: representative(dists.output), flags: flags.scenario ? '--scenario' : '--prompt-tokens/--output-tokens' },
+    meanOutputTokens,
+    workloadDescription: `${describeLength(dists.prompt)} prompt tokens, ${describeLength(dists.output)} output tokens`,
+    workloadFlags,
+    ...calibrationFlag(flags),
+    verifyLimits: { ...limits, maxSeconds: Math.max(VERIFY_MIN_SECONDS, VERIFY_FACTOR * maxSeconds) },
+    top,
+    all: flags.all === true,
+    ...(flags.out ? { out: flags.out } : {}),
+    formats,
+    json: flags.json === true,
+    ...(flags.calibration ? { calibrationSource: { kind: 'file' as const, path: flags.calibration } } : {}),
+    ...(flags.calibrateFrom ? { calibrationSource: { kind: 'run' as const, path: flags.calibrateFrom } } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import type { Slo } from '../metrics/summary.js';
+import type { ArrivalKind } from './types.js';
+
+/** What `--profile capacity` searches, and what makes a probe pass. */
+export interface CapacitySettings {
+  /** `rate`: open loop at R req/s (arrivals from --arrival); `concurrency`: closed loop with N streams. */
+  axis: 'rate' | 'concurrency';
+  /** Per-request limits; a request meets the SLO when it meets every one given. */
+  slo: Slo;
+  /** Percent of a probe's requests (failed and cut ones count as misses) that must meet the SLO, e.g. 99. */
+  attainment: number;
+  /** Highest share (0–1) of failed requests among finished ones a passing probe may have. */
+  maxErrorShare: number;
+  /** Rate axis: stop when the gap between the last pass and the first failure is within this share of the pass (0.05). */
+  precision: number;
+  /** Most runs of one load: a probe whose attainment is within noise of the target is run again up to this many times. */
+  repeats: number;
+  arrival: ArrivalKind;
+}
+
+/** One probe (one row of the run): its load and whether it met the SLO. */
+export interface CapacityProbe {
+  /** Index of the row in `stages`. */
+  stage: number;
+  /** req/s (rate axis: the target rate; the synchronous probe: its achieved rate) or streams. */
+  load: number;
+  /** Percent of the probe's measured requests that met every SLO limit (failed and cut requests are misses). */
+  attainment: number;
+  /** Requests the attainment was computed over. */
+  requests: number;
+  errorShare: number;
+  /** This probe alone passed (the search decides on the monotone fit over all probes, `fittedPass`). */
+  pass: boolean;
+  /** Set when the probe was stopped early because its queue kept growing. */
+  overSaturated?: string;
+}
+
+/** The search's answer, kept in summary.json as `capacity`. */
+export interface CapacityResult {
+  axis: 'rate' | 'concurrency';
+  unit: 'req/s' | 'streams';
+  /** Highest load that met the SLO (monotone fit over every probe); null when even the lowest load failed. */
+  feasibleMax: number | null;
+  /** Lowest load above feasibleMax that failed; null when no load failed (the search hit its ceiling). */
+  firstBreach: number | null;
+  /** Relative precision (rate axis) or streams (concurrency axis) the search stopped at. */
+  precision: number;
+  /** Target attainment, percent. */
+  attainment: number;
+  maxErrorShare: number;
+  slo: Slo;
+  /** Every probe, ordered by load (ties in run order). */
+  probes: CapacityProbe[];
+  /** The monotone (isotonic) fit the decision rests on: one point per distinct load, ordered by load. */
+  fitted: Array<{ load: number; attainment: number; errorShare: number; pass: boolean; runs: number }>;
+  /** The one-line answer printed under the table. */
+  verdict: string;
+  /** Why the search ended where it did when it did not converge (probe limit, interrupted, no pass at all). */
+  note?: string;
+}

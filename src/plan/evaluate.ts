@@ -1,0 +1,116 @@
+/**
+ * One candidate, searched in virtual time: the capacity of one replica under the SLO (the same search as
+ * `predict --profile capacity`), the replicas the required load needs, and one replica predicted at its share
+ * of that load (the operating point). Runs on the main thread or in a worker; inputs and output are plain data.
+ */
+import { runBenchmark } from '../load/benchmark.js';
+import type { CapacitySettings } from '../load/capacity-types.js';
+import type { Slo, StageSummary } from '../metrics/summary.js';
+import { predictCapacity } from '../sim/capacity.js';
+import { createVirtualStageRunner } from '../sim/virtual-runner.js';
+import { createLengthsWorkload } from '../workload/synthetic.js';
+import type { Workload } from '../workload/types.js';
+import { engineOptions } from './space.js';
+import type { CandidateShape, EvaluatedCapacity, LoadPoint, PlanJobSettings } from './types.js';
+
+/** Replicas added at most when the operating point misses the SLO the capacity search said it meets. */
+const MAX_EXTRA_REPLICAS = 2;
+
+/** Replicas needed for a load: the rate split evenly, none above what one replica holds. */
+export function replicasFor(rate: number, capacityPerReplica: number): number {
+  // A hair of tolerance so that 5 req/s over replicas of exactly 2.5 req/s is 2 replicas, not 3.
+  return Math.max(1, Math.ceil(rate / capacityPerReplica - 1e-9));
+}
+
+export function planWorkload(job: PlanJobSettings): Workload {
+  return createLengthsWorkload(job.workload.prompt, job.workload.output, job.workload.seed);
+}
+
+export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateShape): Promise<EvaluatedCapacity> {
+  const started = performance.now();
+  const workload = planWorkload(job);
+  const engine = engineOptions(job.model, shape, { seed: job.seed, ...(job.calibration ? { calibration: job.calibration } : {}) });
+  const { result, stages } = await predictCapacity({ engine, settings: job.capacity, workload, limits: job.limits, seed: job.seed });
+  const base = { firstBreach: result.firstBreach, probes: result.probes.length, verdict: result.verdict };
+  const capacity = result.feasibleMax;
+  if (capacity === null || !(capacity > 0)) {
+    const first = stages[0];
+    const lowest = first ? { lowest: loadPoint(first, first.requestThroughput, shape.gpus, job.capacity) } : {};
+    return { ...base, capacityPerReplica: null, ...lowest, elapsedMs: performance.now() - started };
+  }
+  const atCapacityStage = stageAtLoad(stages, result.probes, capacity);
+  // The search pooled its probes; the operating point is a fresh row at another rate. Should it miss the SLO
+  // (noise at a boundary the search placed just above the share), one more replica is what the plan must say.
+  const fromSearch = replicasFor(job.rate, capacity);
+  let replicas = fromSearch;
+  let atLoad = (await predictAtRate(job, shape, workload, job.rate / replicas)).point;
+  while (!atLoad.meetsSlo && replicas < fromSearch + MAX_EXTRA_REPLICAS) {
+    replicas++;
+    atLoad = (await predictAtRate(job, shape, workload, job.rate / replicas)).point;
+  }
+  return {
+    ...base,
+    capacityPerReplica: capacity,
+    ...(atCapacityStage ? { atCapacity: loadPoint(atCapacityStage, capacity, shape.gpus, job.capacity) } : {}),
+    atLoad,
+    replicas,
+    ...(replicas > fromSearch ? { replicasAdded: replicas - fromSearch } : {}),
+    elapsedMs: performance.now() - started,
+  };
+}
+
+/** The last probe run at a load (repeats of one load are pooled by the fit; the last one stands for them). */
+function stageAtLoad(stages: readonly StageSummary[], probes: ReadonlyArray<{ stage: number; load: number }>, load: number): StageSummary | undefined {
+  const at = probes.filter((p) => p.load === load).sort((a, b) => b.stage - a.stage)[0];
+  return at ? stages[at.stage] : undefined;
+}
+
+/**
+ * One replica alone at `rate` (open loop, the search's arrivals): the figures a deployment of `rate × replicas`
+ * would show, and whether it meets the SLO. `limits` overrides the search's row limits (the verification runs longer).
+ */
+export async function predictAtRate(
+  job: PlanJobSettings,
+  shape: CandidateShape,
+  workload: Workload,
+  rate: number,
+  opts: { limits?: PlanJobSettings['limits']; seed?: number } = {},
+): Promise<{ point: LoadPoint; summary: StageSummary }> {
+  const seed = opts.seed ?? job.seed;
+  const engine = engineOptions(job.model, shape, { seed, ...(job.calibration ? { calibration: job.calibration } : {}) });
+  const runner = createVirtualStageRunner(engine, { seed });
+  const profile = job.capacity.arrival === 'poisson' ? 'poisson' : 'constant';
+  const bench = await runBenchmark({ profile, limits: opts.limits ?? job.limits, workload, rates: [rate] }, runner, { slo: job.capacity.slo });
+  const summary = bench.stages[0] as StageSummary;
+  return { point: loadPoint(summary, rate, shape.gpus, job.capacity), summary };
+}
+
+/** The figures of one predicted row that the plan reports, and whether the row met the SLO as a capacity probe would. */
+export function loadPoint(s: StageSummary, rate: number, gpus: number, settings: Pick<CapacitySettings, 'attainment' | 'maxErrorShare'> & { slo: Slo }): LoadPoint {
+  const ttft = s.metrics.ttftMs;
+  const itl = s.metrics.itlMs;
+  const attainment = s.sloAttainment?.percent ?? 0;
+  const missed = missReason(s, attainment, settings);
+  return {
+    ratePerReplica: rate,
+    attainment,
+    meanTtftMs: ttft?.mean ?? null,
+    p99TtftMs: ttft?.p99 ?? null,
+    meanItlMs: itl?.mean ?? null,
+    p99ItlMs: itl?.p99 ?? null,
+    outputTokensPerSPerUser: itl && itl.mean > 0 ? 1000 / itl.mean : null,
+    outputTokensPerSPerGpu: s.outputTokenThroughput / gpus,
+    meetsSlo: missed === undefined,
+    ...(missed !== undefined ? { missed } : {}),
+  };
+}
+
+/** Why a row fails the SLO as a capacity probe would judge it; undefined when it passes. */
+function missReason(s: StageSummary, attainment: number, settings: Pick<CapacitySettings, 'attainment' | 'maxErrorShare'>): string | undefined {
+  if (s.requests.ok === 0) return s.firstError ? `no request succeeded (${s.firstError})` : 'no request succeeded';
+  if (s.overSaturated !== undefined) return `over-saturated: ${s.overSaturated}`;
+  if (s.belowTarget) return `did not keep up with its rate${s.overload ? `: ${s.overload}` : ''}`;
+  if (s.failureShare > settings.maxErrorShare) return `${(s.failureShare * 100).toFixed(1)}% of requests failed (at most ${+(settings.maxErrorShare * 100).toFixed(2)}% allowed)`;
+  if (attainment < settings.attainment) return `${attainment.toFixed(1)}% of requests met the limits (${settings.attainment}% needed)`;
+  return undefined;
+}

@@ -1,0 +1,100 @@
+/**
+ * From searched candidates to the plan's rows: replicas, GPUs, $/hour and $ per 1M output tokens at the required
+ * load, in ranked order — feasible ones cheapest first, then those that cannot meet the SLO, those pruned, and
+ * those that cannot run at all.
+ */
+import { launchCommand } from './launch.js';
+import { feasibleCost, type SearchedCandidate } from './search.js';
+import type { PlanCandidate } from './types.js';
+
+export interface RankContext {
+  model: string;
+  /** Required load, requests per second. */
+  rate: number;
+  meanOutputTokens: number;
+}
+
+/** USD per 1M output tokens when every GPU is billed for every hour and the deployment serves `outputTokensPerS`. */
+export function costPerMillionTokens(costPerHour: number, outputTokensPerS: number): number {
+  return (costPerHour / (outputTokensPerS * 3600)) * 1e6;
+}
+
+const STATUS_ORDER = { feasible: 0, 'slo-unmet': 1, pruned: 2, skipped: 3 } as const;
+
+export function rankCandidates(searched: readonly SearchedCandidate[], ctx: RankContext): PlanCandidate[] {
+  const outputTokensPerS = ctx.rate * ctx.meanOutputTokens;
+  const rows = searched.map((c) => ({ c, row: toRow(c, ctx, outputTokensPerS) }));
+  rows.sort((a, b) => {
+    const s = STATUS_ORDER[a.row.status] - STATUS_ORDER[b.row.status];
+    if (s !== 0) return s;
+    if (a.row.status === 'feasible') {
+      // Cheapest first; at equal cost fewer GPUs, then more headroom over the load, then enumeration order.
+      const cost = (a.row.costPerHour as number) - (b.row.costPerHour as number);
+      if (Math.abs(cost) > 1e-9) return cost;
+      const gpus = (a.row.totalGpus as number) - (b.row.totalGpus as number);
+      if (gpus !== 0) return gpus;
+      const head = headroom(b.row) - headroom(a.row);
+      if (Math.abs(head) > 1e-9) return head;
+    } else if (a.row.status !== 'skipped') {
+      const cost = a.c.replicaCostPerHour - b.c.replicaCostPerHour;
+      if (Math.abs(cost) > 1e-9) return cost;
+    }
+    return a.c.index - b.c.index;
+  });
+  let rank = 0;
+  return rows.map(({ row }) => (row.status === 'feasible' ? { rank: ++rank, ...row } : row));
+}
+
+/** Even one request at a time missed: say what one request sees against the limits. */
+function noCapacityReason(e: NonNullable<SearchedCandidate['evaluated']>): string {
+  const l = e.lowest;
+  if (!l) return 'no load met the SLO';
+  const figures = [l.p99TtftMs !== null && `TTFT p99 ${l.p99TtftMs.toFixed(0)} ms`, l.p99ItlMs !== null && `ITL p99 ${l.p99ItlMs.toFixed(1)} ms`].filter(Boolean).join(', ');
+  return `even one request at a time misses the SLO: ${l.missed ?? ''}${figures ? ` (${figures})` : ''}`;
+}
+
+function headroom(r: PlanCandidate): number {
+  return (r.capacityPerReplica ?? 0) * (r.replicas ?? 0);
+}
+
+function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number): PlanCandidate {
+  const e = c.evaluated;
+  const base: PlanCandidate = {
+    ...c.shape,
+    feasible: false,
+    status: 'skipped',
+    reason: null,
+    gpuHourPrice: c.gpuHourPrice,
+    capacityPerReplica: e?.capacityPerReplica ?? null,
+    replicas: null,
+    totalGpus: null,
+    costPerHour: null,
+    costPerMillionOutputTokens: null,
+    tokensPerSecondPerGpu: null,
+    tokensPerSecondPerUser: null,
+    ...(e?.atLoad ? { atLoad: e.atLoad } : {}),
+    ...(e?.atCapacity ? { atCapacity: e.atCapacity } : {}),
+    ...(e ? { search: { probes: e.probes, verdict: e.verdict, firstBreach: e.firstBreach, elapsedMs: Math.round(e.elapsedMs) } } : {}),
+  };
+  if (c.skipped !== undefined) return { ...base, status: 'skipped', reason: c.skipped };
+  if (c.pruned !== undefined) return { ...base, status: 'pruned', reason: c.pruned };
+  if (!e) return { ...base, status: 'skipped', reason: 'not searched' };
+  const cost = feasibleCost(c);
+  if (cost === undefined || !e.replicas) {
+    const reason = e.capacityPerReplica === null ? noCapacityReason(e) : `one replica holds ${e.capacityPerReplica.toFixed(2)} req/s, but at its share of the load (${e.atLoad?.ratePerReplica.toFixed(2)} req/s on each of ${e.replicas} replicas) it missed the SLO: ${e.atLoad?.missed ?? 'unknown'}`;
+    return { ...base, status: 'slo-unmet', reason };
+  }
+  const totalGpus = e.replicas * c.shape.gpus;
+  return {
+    ...base,
+    feasible: true,
+    status: 'feasible',
+    replicas: e.replicas,
+    totalGpus,
+    costPerHour: cost,
+    costPerMillionOutputTokens: costPerMillionTokens(cost, outputTokensPerS),
+    tokensPerSecondPerGpu: outputTokensPerS / totalGpus,
+    tokensPerSecondPerUser: e.atLoad?.outputTokensPerSPerUser ?? null,
+    ...(c.description ? { launch: launchCommand(ctx.model, c.shape, c.description) } : {}),
+  };
+}

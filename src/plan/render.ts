@@ -1,0 +1,124 @@
+/** The plan as text: header lines, the ranked table, launch commands, the verification, and what was left out and why. */
+import { attainmentMeaning, describeSlo } from '../load/capacity.js';
+import { renderMarkdown, type Table } from '../report/table.js';
+import type { CandidateShape, PlanCandidate, PlanResult } from './types.js';
+
+export interface RenderOptions {
+  /** Feasible rows shown in the table (the rest are counted). */
+  top: number;
+  /** Launch commands printed. */
+  launches: number;
+  /** List every candidate, the infeasible ones with their reasons, in the table. */
+  all: boolean;
+}
+
+const f = (n: number | null | undefined, d = 2): string => (n === null || n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
+const usd = (n: number | null | undefined, d = 2): string => (n === null || n === undefined ? '—' : `$${n.toFixed(d)}`);
+
+export function shapeLabel(s: CandidateShape): string {
+  return `${s.gpus}× ${s.gpu} ${s.quant} ${s.engine}`;
+}
+
+export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
+  const out: string[] = [];
+  out.push(
+    `plan: ${plan.model} at ${f(plan.rate)} req/s (${f(plan.outputTokensPerS, 0)} output tokens/s; ${plan.workload}; ${plan.arrival} arrivals)`,
+    `SLO: ${plan.attainment}% of requests meet ${describeSlo(plan.slo)}, at most ${+(plan.maxErrorShare * 100).toFixed(2)}% failed — ${attainmentMeaning({ attainment: plan.attainment, slo: plan.slo })}`,
+    '',
+  );
+  const feasible = plan.candidates.filter((c) => c.feasible);
+  const rows = opts.all ? plan.candidates : feasible.slice(0, opts.top);
+  if (feasible.length === 0) out.push('No candidate meets the SLO at this load (reasons below).', '');
+  if (rows.length > 0) {
+    out.push(renderMarkdown(planTable(rows, opts.all)));
+    if (!opts.all && feasible.length > rows.length) out.push(`(${feasible.length - rows.length} more feasible candidates: --top N or --all to list them, --json for every field)`);
+    out.push('');
+  }
+  const launches = feasible.slice(0, opts.launches).filter((c) => c.launch);
+  if (launches.length > 0) {
+    out.push('Launch one replica (then run the replicas behind a load balancer):');
+    for (const c of launches) out.push(`  ${c.rank}. ${c.replicas}× [${shapeLabel(c)}]: ${c.launch}`);
+    out.push('');
+  }
+  const v = plan.verification;
+  if (v) {
+    const p = v.point;
+    out.push(
+      `verification: ${shapeLabel(v.shape)} alone at its share of the load, ${f(v.ratePerReplica)} req/s (1 of ${v.replicas} replica${v.replicas === 1 ? '' : 's'}), ` +
+        `${v.requests} requests with another seed: ${f(p.attainment, 1)}% met the SLO (p99 TTFT ${f(p.p99TtftMs, 0)} ms, p99 ITL ${f(p.p99ItlMs, 1)} ms) — ${p.meetsSlo ? 'meets the SLO' : 'MISSES the SLO'}`,
+      `  repeat it: ${v.command}`,
+      '',
+    );
+  }
+  out.push(...leftOut(plan));
+  const c = plan.counts;
+  out.push(
+    `evaluated ${c.total} candidates in ${(plan.elapsedMs / 1000).toFixed(1)} s on ${plan.threads} thread${plan.threads === 1 ? '' : 's'}: ` +
+      `${c.searched} capacity searches (${c.feasible} feasible, ${c.sloUnmet} cannot meet the SLO), ${c.pruned} pruned by cost, ${c.skipped} cannot run`,
+  );
+  for (const n of plan.notes) out.push(`note: ${n}`);
+  out.push(
+    'note: capacity per replica is the highest rate one replica holds within the SLO (the search of `predict --profile capacity`, virtual time); ' +
+      'tok/s per GPU = the required output tokens/s over every GPU; tok/s per user = 1000 / mean ITL of one replica at its share of the load',
+  );
+  return `${out.join('\n')}\n`;
+}
+
+function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table {
+  const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', 'Capacity/replica (req/s)', 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'Output tok/s per GPU', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
+  if (withReasons) headers.push('Why not');
+  return {
+    headers,
+    rows: rows.map((c) => {
+      const row = [
+        c.rank !== undefined ? String(c.rank) : '—',
+        c.gpu,
+        String(c.gpus),
+        c.quant,
+        c.engine,
+        f(c.capacityPerReplica),
+        c.replicas !== null ? String(c.replicas) : '—',
+        c.totalGpus !== null ? String(c.totalGpus) : '—',
+        usd(c.costPerHour),
+        usd(c.costPerMillionOutputTokens, 3),
+        f(c.tokensPerSecondPerGpu, 1),
+        f(c.tokensPerSecondPerUser, 1),
+        c.feasible ? f(c.atLoad?.p99TtftMs, 0) : '—',
+        c.feasible ? f(c.atLoad?.p99ItlMs, 1) : '—',
+      ];
+      if (withReasons) row.push(c.reason ?? '');
+      return row;
+    }),
+  };
+}
+
+/** A reason's kind, so hundreds of skipped shapes read as a few lines. */
+export function reasonKind(c: PlanCandidate): string {
+  const r = c.reason ?? '';
+  if (c.status === 'pruned') return 'pruned: one replica costs more than the cheapest deployment found';
+  if (c.status === 'slo-unmet') return r.startsWith('even one request') || r.startsWith('no load') ? 'SLO not met even at one request at a time' : 'SLO not met at the share of the load';
+  if (/does not fit .*GPU/.test(r)) return 'weights leave no room for the KV cache';
+  if (/attention heads/.test(r)) return 'attention heads do not split over the GPUs';
+  if (/context/.test(r)) return 'the longest request does not fit the context';
+  if (/TurboMind/.test(r)) return 'the engine cannot load this weight format';
+  return r;
+}
+
+function leftOut(plan: PlanResult): string[] {
+  const groups = new Map<string, PlanCandidate[]>();
+  for (const c of plan.candidates) {
+    if (c.feasible) continue;
+    const k = reasonKind(c);
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  if (groups.size === 0) return [];
+  const out = ['Not feasible (every reason is in --json; --all lists them in the table):'];
+  for (const [kind, cs] of groups) {
+    const examples = cs.slice(0, 3).map(shapeLabel).join('; ');
+    out.push(`  ${cs.length} × ${kind} — e.g. ${examples}${cs.length > 3 ? '; …' : ''}`);
+    const first = cs[0];
+    if (first?.reason && first.status !== 'pruned') out.push(`      ${first.reason}`);
+  }
+  out.push('');
+  return out;
+}

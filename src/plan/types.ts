@@ -1,0 +1,138 @@
+import type { CapacitySettings } from '../load/capacity-types.js';
+import type { StageLimits } from '../load/types.js';
+import type { Calibration } from '../sim/calibrate/types.js';
+import type { QuantName } from '../sim/catalog/types.js';
+import type { LengthDist } from '../workload/lengths.js';
+
+/** One deployment shape: a replica is `gpus` GPUs of one kind running one engine on one quantization. */
+export interface CandidateShape {
+  /** Catalog GPU name (canonical, e.g. `H100`). */
+  gpu: string;
+  /** GPUs per replica (tensor parallel). */
+  gpus: number;
+  quant: QuantName;
+  /** Engine name as `--engine` takes it (vllm, sglang, lmdeploy, tgi, triton, …). */
+  engine: string;
+}
+
+/** What every candidate is evaluated against: plain data, so it can cross to a worker thread. */
+export interface PlanWorkloadSpec {
+  prompt: LengthDist;
+  output: LengthDist;
+  seed: number;
+}
+
+export interface PlanJobSettings {
+  /** Model as the user named it (a -AWQ suffix fixes the quantization). */
+  model: string;
+  workload: PlanWorkloadSpec;
+  capacity: CapacitySettings;
+  limits: StageLimits;
+  seed: number;
+  /** Required load, requests per second (split evenly over the replicas). */
+  rate: number;
+  /** Catalog files to load before resolving (worker threads have their own registry). */
+  catalogFiles: string[];
+  calibration?: Calibration;
+}
+
+/** Figures of one replica at one load (a predicted stage). */
+export interface LoadPoint {
+  /** Requests per second offered to one replica. */
+  ratePerReplica: number;
+  /** Percent of requests meeting every SLO limit (failed requests are misses). */
+  attainment: number;
+  meanTtftMs: number | null;
+  p99TtftMs: number | null;
+  meanItlMs: number | null;
+  p99ItlMs: number | null;
+  /** Output tokens per second one request sees while it streams: 1000 / mean ITL. */
+  outputTokensPerSPerUser: number | null;
+  /** Output tokens per second of the replica divided by its GPUs. */
+  outputTokensPerSPerGpu: number;
+  meetsSlo: boolean;
+  /** Why the row missed the SLO (did not keep up, attainment under the target, too many failures). */
+  missed?: string;
+}
+
+/** What a worker sends back for one candidate it searched. */
+export interface EvaluatedCapacity {
+  /** Highest rate one replica holds within the SLO; null: not even the lowest probe met it. */
+  capacityPerReplica: number | null;
+  firstBreach: number | null;
+  probes: number;
+  verdict: string;
+  /** The replica at its capacity (the probe at feasibleMax): the Pareto chart's point. */
+  atCapacity?: LoadPoint;
+  /** No load met the SLO: the first probe (one request at a time), to say by how much. */
+  lowest?: LoadPoint;
+  /** The replica at its share of the required load (rate / replicas). */
+  atLoad?: LoadPoint;
+  replicas?: number;
+  /** Replicas added beyond ceil(rate / capacity) because the operating point missed the SLO. */
+  replicasAdded?: number;
+  elapsedMs: number;
+}
+
+export type CandidateStatus = 'feasible' | 'slo-unmet' | 'pruned' | 'skipped';
+
+/** One row of the plan, in ranked order in `--json`'s `candidates`. */
+export interface PlanCandidate extends CandidateShape {
+  /** Rank among feasible candidates (1 = cheapest); absent for the others. */
+  rank?: number;
+  feasible: boolean;
+  status: CandidateStatus;
+  /** Why a candidate is not feasible (cannot run, SLO not met at any load, pruned); null when feasible. */
+  reason: string | null;
+  /** $ per GPU-hour used. */
+  gpuHourPrice: number;
+  /** Requests per second one replica holds within the SLO (null: not searched or none). */
+  capacityPerReplica: number | null;
+  replicas: number | null;
+  totalGpus: number | null;
+  /** $ per hour for every GPU of every replica. */
+  costPerHour: number | null;
+  /** $ per 1M output tokens at the required load (every GPU billed, busy or not). */
+  costPerMillionOutputTokens: number | null;
+  /** At the required load: output tokens/s of the whole deployment over its GPUs. */
+  tokensPerSecondPerGpu: number | null;
+  /** At the required load: 1000 / mean ITL of one replica at its share. */
+  tokensPerSecondPerUser: number | null;
+  atLoad?: LoadPoint;
+  atCapacity?: LoadPoint;
+  /** Engine launch command for one replica (feasible candidates). */
+  launch?: string;
+  /** Capacity search: probes run and its one-line answer. */
+  search?: { probes: number; verdict: string; firstBreach: number | null; elapsedMs: number };
+}
+
+export interface PlanVerification {
+  shape: CandidateShape;
+  replicas: number;
+  ratePerReplica: number;
+  point: LoadPoint;
+  /** Requests the verification measured. */
+  requests: number;
+  /** The `inferbench predict` command that repeats the check. */
+  command: string;
+}
+
+export interface PlanResult {
+  model: string;
+  /** Required load. */
+  rate: number;
+  outputTokensPerS: number;
+  meanOutputTokens: number;
+  workload: string;
+  slo: CapacitySettings['slo'];
+  attainment: number;
+  maxErrorShare: number;
+  arrival: CapacitySettings['arrival'];
+  prices: { source: string; perGpuHour: Record<string, number> };
+  candidates: PlanCandidate[];
+  counts: { total: number; searched: number; feasible: number; sloUnmet: number; pruned: number; skipped: number };
+  verification: PlanVerification | null;
+  elapsedMs: number;
+  threads: number;
+  notes: string[];
+}

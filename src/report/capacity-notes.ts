@@ -1,0 +1,21 @@
+import { attainmentMeaning, formatLoad } from '../load/capacity.js';
+import type { CapacityResult } from '../load/capacity-types.js';
+
+/** The lines under a capacity run's table: how the search decided, and what the target means. */
+export function capacityNoteLines(c: CapacityResult): string[] {
+  const lines = [attainmentMeaning(c)];
+  const repeated = c.fitted.filter((p) => p.runs > 1).map((p) => formatLoad(p.load));
+  const pooled = c.fitted.some((p) => {
+    const own = c.probes.filter((q) => q.load === p.load);
+    return own.some((q) => q.pass !== p.pass);
+  });
+  lines.push(
+    `search: ${c.probes.length} probes on the ${c.axis} axis (synchronous, then doubling, then bisection to ${c.axis === 'rate' ? `±${+(c.precision * 100).toFixed(2)}%` : '1 stream'}); ` +
+      `pass/fail read from a monotone fit over every probe${repeated.length > 0 ? `; loads run more than once (ambiguous near the target): ${repeated.join(', ')}` : ''}` +
+      `${pooled ? '; some probes disagreed with their neighbours and were pooled by the fit' : ''}`,
+  );
+  const over = c.probes.filter((p) => p.overSaturated !== undefined);
+  if (over.length > 0) lines.push(`probes that did not keep up with their load fail whatever their attainment: ${over.map((p) => `${formatLoad(p.load)} (${p.overSaturated})`).join('; ')}`);
+  if (c.note) lines.push(c.note);
+  return lines;
+}

@@ -1,0 +1,67 @@
+/** Calibration files: what `predict --save-calibration FILE` writes and `--calibration FILE` reads. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { configError } from '../../core/errors.js';
+import { DEFAULT_CALIBRATION } from './constants.js';
+import type { Calibration } from './types.js';
+
+const positive = z.number().positive().finite();
+const hardware = z.object({ etaM: positive, etaC: positive, linkAlphaUs: positive, linkBetaGBs: positive }).strict();
+const engine = z.object({ c0Ms: positive, cSeqUs: positive, tApiMs: positive }).strict();
+const quant = z.object({ qc: positive, qm: positive }).strict();
+
+/**
+ * A full calibration as saved; a hand-written file may give only some entries, each entry whole (the rest come
+ * from the built-in seed fit).
+ */
+const calibrationSchema = z
+  .object({
+    note: z.string().optional(),
+    hardware: z.record(z.string(), hardware).optional(),
+    engines: z.record(z.string(), engine).optional(),
+    quant: z.record(z.string(), quant).optional(),
+    etaMoe: positive.optional(),
+    fitted: z.array(z.string()).optional(),
+  })
+  .strict();
+
+/** Reads a calibration file; a missing, unreadable or malformed file is one line (exit 2). */
+export function loadCalibrationFile(path: string): Calibration {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw configError(`--calibration ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'pass a file written by `inferbench predict --calibrate-from RUN --save-calibration FILE`');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw configError(`--calibration ${path} is not valid JSON (${(err as Error).message.split('\n')[0]})`, 'pass a file written by --save-calibration');
+  }
+  const parsed = calibrationSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw configError(`--calibration ${path} is not a calibration file (${issue?.message ?? 'invalid'}${at})`, 'expected {note, hardware, engines, quant, etaMoe, fitted} as --save-calibration writes it');
+  }
+  const c = parsed.data;
+  const base = DEFAULT_CALIBRATION;
+  return {
+    note: c.note ?? `${path}`,
+    hardware: { ...structuredClone(base.hardware), ...c.hardware },
+    engines: { ...structuredClone(base.engines), ...c.engines },
+    quant: { ...structuredClone(base.quant), ...c.quant },
+    etaMoe: c.etaMoe ?? base.etaMoe,
+    fitted: c.fitted ?? base.fitted,
+  };
+}
+
+/** Writes a calibration as pretty JSON; a folder that cannot be written is one line. */
+export function saveCalibrationFile(path: string, cal: Calibration): void {
+  try {
+    writeFileSync(path, `${JSON.stringify(cal, null, 2)}\n`);
+  } catch (err) {
+    throw configError(`--save-calibration ${path}: cannot write it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}

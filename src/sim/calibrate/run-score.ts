@@ -1,0 +1,100 @@
+/**
+ * How far the simulator is from a measured run: each on-curve row re-predicted at its own load, five figures per
+ * row compared, the error summarised as the median |predicted/measured − 1| per figure and over all of them.
+ */
+import { summarizeStage, type StageSummary } from '../../metrics/summary.js';
+import { resolveSimEngine, type SimEngineOptions } from '../create.js';
+import { runVirtualStage } from '../virtual-runner.js';
+import type { MeasuredRun } from './run-rows.js';
+
+/** The figures the fit and the error report compare, per row. */
+export const FIT_METRICS = [
+  { key: 'ttft', label: 'TTFT median', pick: (s: StageSummary) => s.metrics.ttftMs?.median },
+  { key: 'itl', label: 'ITL mean', pick: (s: StageSummary) => s.metrics.itlMs?.mean },
+  { key: 'e2e', label: 'e2e median', pick: (s: StageSummary) => s.metrics.e2eMs?.median },
+  { key: 'requestThroughput', label: 'req/s', pick: (s: StageSummary) => s.requestThroughput },
+  { key: 'outputTokenThroughput', label: 'output tok/s', pick: (s: StageSummary) => s.outputTokenThroughput },
+] as const;
+
+export type FitMetricKey = (typeof FIT_METRICS)[number]['key'];
+
+/** One compared figure. `predicted` is NaN when the simulated row had no success. */
+export interface ScoredPoint {
+  row: string;
+  metric: FitMetricKey;
+  measured: number;
+  predicted: number;
+}
+
+/** Median |predicted/measured − 1| in percent, per metric and overall; `loss` is the fit's Σ log². */
+export interface ErrorReport {
+  perMetric: Partial<Record<FitMetricKey, { medianPct: number; n: number }>>;
+  overallPct: number;
+  points: number;
+  loss: number;
+}
+
+/** A prediction with no figure where the run measured one costs as much as being off by a factor e⁵. */
+const MISSING_PENALTY = 25;
+
+/** Re-predicts every on-curve row of the run at its own load, in virtual time. */
+export function predictRows(run: MeasuredRun, engine: SimEngineOptions): StageSummary[] {
+  const resolved = resolveSimEngine(engine);
+  return run.rows.map((row) => {
+    const { result } = runVirtualStage(resolved, row.spec, row.measured.index, row.firstRequestId, 0, row.seed);
+    return summarizeStage(result);
+  });
+}
+
+/** The figures of every row, measured beside predicted (only figures the run measured, > 0). */
+export function scorePoints(run: MeasuredRun, predicted: readonly StageSummary[]): ScoredPoint[] {
+  const out: ScoredPoint[] = [];
+  run.rows.forEach((row, i) => {
+    const p = predicted[i];
+    for (const m of FIT_METRICS) {
+      const measured = m.pick(row.measured);
+      if (measured === undefined || !(measured > 0) || !Number.isFinite(measured)) continue;
+      const pv = p && p.requests.ok > 0 ? m.pick(p) : undefined;
+      out.push({ row: row.label, metric: m.key, measured, predicted: pv !== undefined && pv > 0 && Number.isFinite(pv) ? pv : Number.NaN });
+    }
+  });
+  return out;
+}
+
+export function pointLoss(points: readonly ScoredPoint[]): number {
+  return points.reduce((a, p) => a + (Number.isFinite(p.predicted) ? Math.log(p.predicted / p.measured) ** 2 : MISSING_PENALTY), 0);
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return Number.NaN;
+  return n % 2 ? (s[(n - 1) / 2] as number) : ((s[n / 2 - 1] as number) + (s[n / 2] as number)) / 2;
+};
+
+/** A missing prediction counts as a 100% error in the medians. */
+const absErrPct = (p: ScoredPoint): number => (Number.isFinite(p.predicted) ? Math.abs(p.predicted / p.measured - 1) * 100 : 100);
+
+export function errorReport(points: readonly ScoredPoint[]): ErrorReport {
+  const perMetric: ErrorReport['perMetric'] = {};
+  for (const m of FIT_METRICS) {
+    const errs = points.filter((p) => p.metric === m.key).map(absErrPct);
+    if (errs.length) perMetric[m.key] = { medianPct: median(errs), n: errs.length };
+  }
+  return { perMetric, overallPct: median(points.map(absErrPct)), points: points.length, loss: pointLoss(points) };
+}
+
+/** Predict the run's rows under `engine` and report the error. */
+export function scoreRun(run: MeasuredRun, engine: SimEngineOptions): ErrorReport {
+  return errorReport(scorePoints(run, predictRows(run, engine)));
+}
+
+const pct = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : `${x < 10 ? x.toFixed(1) : x.toFixed(0)}%`);
+
+/** `TTFT median 31% → 1.2%, …; overall 30% → 1.1%` (or one side alone when `after` is absent). */
+export function formatErrors(before: ErrorReport, after?: ErrorReport): string {
+  const parts = FIT_METRICS.filter((m) => before.perMetric[m.key] || after?.perMetric[m.key]).map(
+    (m) => `${m.label} ${pct(before.perMetric[m.key]?.medianPct)}${after ? ` → ${pct(after.perMetric[m.key]?.medianPct)}` : ''}`,
+  );
+  return `${parts.join(', ')}; overall ${pct(before.overallPct)}${after ? ` → ${pct(after.overallPct)}` : ''}`;
+}

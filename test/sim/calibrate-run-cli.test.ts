@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCalibrationFile } from '../../src/sim/calibrate/file.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
+
+/**
+ * End to end over HTTP: `inferbench sim --time-scale 1.3` is a deployment 30% slower than the catalog. One short
+ * measured run of it calibrates `predict`, which is then checked on another measured run (other lengths, other
+ * streams). Rows are short (1 s windows) so the test stays affordable; the error bounds leave room for real-time noise.
+ */
+let root: string;
+let sim: ChildProcess | undefined;
+let url = '';
+
+function startSim(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim', '--port', '0', '--time-scale', '1.3'], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    sim = child;
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`sim did not start: ${out}`)), 60_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`sim exited ${code}: ${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'ib-calcli-'));
+  url = await startSim();
+}, 90_000);
+
+afterAll(() => {
+  sim?.kill('SIGTERM');
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('predict --calibrate-from against inferbench sim --time-scale 1.3', () => {
+  it('calibrates on one measured run and cuts the error on another below 10% (from over 15%)', async () => {
+    const fitRun = join(root, 'fit');
+    const checkRun = join(root, 'check');
+    const common = ['--target', url, '--profile', 'concurrent', '--max-seconds', '1', '--no-progress', '--format', 'json'];
+    const a = await runCli(['run', ...common, '--gpu', 'A100-80GB', '--concurrency', '1,8', '--output-tokens', '32', '--out', fitRun]);
+    expect(a.code, a.stderr).toBe(0);
+    // No --gpu: the run does not know its GPU, so predict must be told.
+    const b = await runCli(['run', ...common, '--concurrency', '2,6', '--prompt-tokens', '1024', '--output-tokens', '24', '--out', checkRun]);
+    expect(b.code, b.stderr).toBe(0);
+
+    const saved = join(root, 'cal.json');
+    const p = await runCli(['predict', '--calibrate-from', fitRun, '--validate-on', checkRun, '--save-calibration', saved,
+      '--profile', 'concurrent', '--concurrency', '4', '--prompt-tokens', '1024', '--output-tokens', '24', '--max-seconds', '1', '--json']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stderr).toMatch(/calibration: fitted vllm Qwen2-7B-Instruct on A100-80GB to 2 rows of .* in [\d.]+ s/);
+    expect(p.stderr).toMatch(/before → after: TTFT median .*; overall .* → /);
+    expect(p.stderr).toMatch(/validate on .*check \(concurrent, 2 rows\)/);
+    const doc = JSON.parse(p.stdout) as {
+      calibration: { engine: { gpu: string }; before: { overallPct: number }; after: { overallPct: number }; validation: Array<{ before: { overallPct: number }; after: { overallPct: number } }> };
+      stages: unknown[];
+    };
+    const v = doc.calibration.validation[0];
+    expect(doc.calibration.engine.gpu).toBe('A100-80GB');
+    expect(doc.calibration.before.overallPct).toBeGreaterThan(15);
+    expect(doc.calibration.after.overallPct).toBeLessThan(10);
+    expect(v?.before.overallPct).toBeGreaterThan(15);
+    expect(v?.after.overallPct).toBeLessThan(10);
+    expect(doc.stages).toHaveLength(1);
+    expect(existsSync(saved)).toBe(true);
+    expect(loadCalibrationFile(saved).note).toContain(fitRun);
+
+    // The saved constants give the same validation without refitting; the run's GPU comes from --gpu here.
+    const again = await runCli(['predict', '--calibration', saved, '--validate-on', checkRun, '--profile', 'synchronous', '--max-seconds', '1']);
+    expect(again.code, again.stderr).toBe(0);
+    const pct = (s: string): string | undefined => /validate on .*overall [\d.]+% → ([\d.]+)%/.exec(s)?.[1];
+    expect(pct(again.stdout)).toBeDefined();
+    expect(pct(again.stdout)).toBe(pct(p.stderr));
+
+    // Its config cannot be read from the check run (no GPU recorded): one line naming the flag.
+    const noGpu = await runCli(['predict', '--calibrate-from', checkRun]);
+    expect(noGpu.code).toBe(2);
+    expect(noGpu.stderr.trim().split('\n')).toHaveLength(1);
+    expect(noGpu.stderr).toMatch(/does not say which GPU .*pass --gpu/);
+  }, 240_000);
+
+  it('bad inputs: one line, exit 2', async () => {
+    for (const args of [
+      ['--calibrate-from', join(root, 'missing')],
+      ['--calibrate-from', root],
+      ['--calibration', join(root, 'missing.json')],
+      ['--save-calibration', join(root, 'x.json')],
+    ]) {
+      const r = await runCli(['predict', ...args, '--profile', 'synchronous', '--max-seconds', '1']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: /);
+    }
+  }, 60_000);
+});
