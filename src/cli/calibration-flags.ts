@@ -38,9 +38,6 @@ export function readCalibrationFlags(flags: Record<string, unknown>, cmd: Comman
   if (str('calibrateFrom') !== undefined) out.calibrateFrom = str('calibrateFrom') as string;
   if (str('calibration') !== undefined) out.calibration = str('calibration') as string;
   if (str('saveCalibration') !== undefined) out.saveCalibration = str('saveCalibration') as string;
-  if (out.saveCalibration !== undefined && out.calibrateFrom === undefined) {
-    throw configError('--save-calibration writes what --calibrate-from RUN fitted', 'add --calibrate-from RUN (a measured run folder)');
-  }
   return out;
 }
 
@@ -76,6 +73,9 @@ function runDir(ref: string): string {
 export function applyCalibrationFlags(
   defaults: SimEngineOptions, cf: CalibrationFlags | undefined, out: { write(s: string): unknown },
 ): { engine: SimEngineOptions; report?: CalibrationReport; notes: string[] } {
+  if (cf?.saveCalibration !== undefined && cf.calibrateFrom === undefined) {
+    throw configError('--save-calibration writes what --calibrate-from RUN fitted', 'add --calibrate-from RUN (a measured run folder)');
+  }
   if (!cf || (cf.calibrateFrom === undefined && cf.calibration === undefined && cf.validateOn.length === 0)) return { engine: defaults, notes: [] };
   const fileCal = cf.calibration !== undefined ? loadCalibrationFile(cf.calibration) : undefined;
   // Read every run first, so a bad RUN fails before a fit is spent.
@@ -93,14 +93,15 @@ export function applyCalibrationFlags(
     engine = fit.engine;
     for (const n of fit.notes) out.write(`note: ${n}\n`);
     const g = `${base.gpus > 1 ? `${base.gpus}× ` : ''}${base.gpu}`;
-    out.write(`calibration: fitted ${base.engine} ${base.model} on ${g} to ${fit.rows} rows of ${measured.dir} in ${(fit.elapsedMs / 1000).toFixed(1)} s (${fit.evaluations} re-predictions of the run)\n`);
+    out.write(`calibration: fitted ${base.engine} ${base.model} on ${g} to ${fit.rows} rows of ${cf.calibrateFrom} in ${(fit.elapsedMs / 1000).toFixed(1)} s (${fit.evaluations} re-predictions of the run)\n`);
     out.write(`  error on that run, median |predicted/measured − 1|, before → after: ${formatErrors(fit.before, fit.after)}\n`);
     out.write(`  constants: ${fit.constants.map((c) => `${c.key} ${c.before.toPrecision(3)} → ${c.after.toPrecision(3)}`).join(', ')}\n`);
     if (cf.saveCalibration !== undefined) {
       saveCalibrationFile(cf.saveCalibration, fit.calibration);
       out.write(`  saved: ${cf.saveCalibration} (reuse with --calibration ${cf.saveCalibration})\n`);
     }
-    notes.push(`engine and hardware constants fitted to the measured run ${measured.dir}: error ${formatErrors(fit.before, fit.after)}`);
+    const overall = (r: ErrorReport): string => `${r.overallPct.toFixed(1)}%`;
+    notes.push(`engine and hardware constants fitted to the measured run ${cf.calibrateFrom} (median error on it ${overall(fit.before)} → ${overall(fit.after)})`);
     report = {
       ...report, from: measured.dir, engine: describe(engine), rows: fit.rows, before: fit.before, after: fit.after, constants: fit.constants,
       evaluations: fit.evaluations, elapsedMs: Math.round(fit.elapsedMs), ...(cf.saveCalibration !== undefined ? { saved: cf.saveCalibration } : {}),
@@ -111,17 +112,18 @@ export function applyCalibrationFlags(
   const uncalibrated: SimEngineOptions = { ...engine };
   delete uncalibrated.calibration;
   const changed = measured !== undefined || fileCal !== undefined;
-  for (const v of validations) {
+  validations.forEach((v, i) => {
+    const name = cf.validateOn[i] as string;
     for (const n of v.notes) out.write(`note: ${n}\n`);
     const ctx = v.run.summary.context;
-    if ((ctx.gpu !== undefined && ctx.gpu !== engine.gpu) || !ctx.model.endsWith(engine.model)) {
-      out.write(`warning: ${v.dir} measured ${ctx.model} on ${ctx.gpu ?? 'an unnamed GPU'}; it is predicted as ${engine.model} on ${engine.gpu}\n`);
+    if ((ctx.gpu !== undefined && ctx.gpu.toLowerCase() !== engine.gpu.toLowerCase()) || !ctx.model.toLowerCase().endsWith(engine.model.toLowerCase())) {
+      out.write(`warning: ${name} measured ${ctx.model} on ${ctx.gpu ?? 'an unnamed GPU'}; it is predicted as ${engine.model} on ${engine.gpu}\n`);
     }
     const before = scoreRun(v, changed ? uncalibrated : engine);
     const after = changed ? scoreRun(v, engine) : undefined;
     const profile = v.run.summary.profile || 'run';
-    out.write(`validate on ${v.dir} (${profile}, ${v.rows.length} rows), median |predicted/measured − 1|${after ? ', before → after calibration' : ''}: ${formatErrors(before, after)}\n`);
+    out.write(`validate on ${name} (${profile}, ${v.rows.length} rows), median |predicted/measured − 1|${after ? ', before → after calibration' : ''}: ${formatErrors(before, after)}\n`);
     report.validation.push({ run: v.dir, profile, rows: v.rows.length, before, ...(after ? { after } : {}) });
-  }
+  });
   return { engine, report, notes };
 }

@@ -162,6 +162,7 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
       limits,
       seed,
       rate: rate ?? (tokensPerS as number) / meanOutputTokens,
+      meanOutputTokens,
       catalogFiles: flags.catalog ?? [],
       ...(calibration ? { calibration } : {}),
     },

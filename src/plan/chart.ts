@@ -71,7 +71,10 @@ export function paretoChart(plan: PlanResult): ChartDef {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: `${plan.model}: throughput per GPU vs speed per user`,
-      subtitle: `each configuration at its capacity under the SLO (${plan.attainment}% of requests within the limits); line: Pareto frontier; ring: cheapest at ${plan.rate} req/s`,
+      subtitle: [
+        `each configuration at its capacity under the SLO (${plan.attainment}% of requests within the limits)${plan.counts.pruned > 0 ? `; ${plan.counts.pruned} pruned by cost not drawn (--exhaustive)` : ''}`,
+        `dashed: Pareto frontier; red ring: the cheapest deployment at ${+plan.rate.toFixed(3)} req/s`,
+      ],
     },
     width: 620,
     height: 380,

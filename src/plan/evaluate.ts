@@ -5,7 +5,7 @@
  */
 import { runBenchmark } from '../load/benchmark.js';
 import type { CapacitySettings } from '../load/capacity-types.js';
-import type { Slo, StageSummary } from '../metrics/summary.js';
+import type { StageSummary } from '../metrics/summary.js';
 import { predictCapacity } from '../sim/capacity.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
@@ -35,7 +35,7 @@ export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateSh
   const capacity = result.feasibleMax;
   if (capacity === null || !(capacity > 0)) {
     const first = stages[0];
-    const lowest = first ? { lowest: loadPoint(first, first.requestThroughput, shape.gpus, job.capacity) } : {};
+    const lowest = first ? { lowest: loadPoint(first, first.requestThroughput, shape.gpus, job) } : {};
     return { ...base, capacityPerReplica: null, ...lowest, elapsedMs: performance.now() - started };
   }
   const atCapacityStage = stageAtLoad(stages, result.probes, capacity);
@@ -51,7 +51,7 @@ export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateSh
   return {
     ...base,
     capacityPerReplica: capacity,
-    ...(atCapacityStage ? { atCapacity: loadPoint(atCapacityStage, capacity, shape.gpus, job.capacity) } : {}),
+    ...(atCapacityStage ? { atCapacity: loadPoint(atCapacityStage, capacity, shape.gpus, job) } : {}),
     atLoad,
     replicas,
     ...(replicas > fromSearch ? { replicasAdded: replicas - fromSearch } : {}),
@@ -82,11 +82,12 @@ export async function predictAtRate(
   const profile = job.capacity.arrival === 'poisson' ? 'poisson' : 'constant';
   const bench = await runBenchmark({ profile, limits: opts.limits ?? job.limits, workload, rates: [rate] }, runner, { slo: job.capacity.slo });
   const summary = bench.stages[0] as StageSummary;
-  return { point: loadPoint(summary, rate, shape.gpus, job.capacity), summary };
+  return { point: loadPoint(summary, rate, shape.gpus, job), summary };
 }
 
 /** The figures of one predicted row that the plan reports, and whether the row met the SLO as a capacity probe would. */
-export function loadPoint(s: StageSummary, rate: number, gpus: number, settings: Pick<CapacitySettings, 'attainment' | 'maxErrorShare'> & { slo: Slo }): LoadPoint {
+export function loadPoint(s: StageSummary, rate: number, gpus: number, job: Pick<PlanJobSettings, 'capacity' | 'meanOutputTokens'>): LoadPoint {
+  const settings = job.capacity;
   const ttft = s.metrics.ttftMs;
   const itl = s.metrics.itlMs;
   const attainment = s.sloAttainment?.percent ?? 0;
@@ -99,7 +100,9 @@ export function loadPoint(s: StageSummary, rate: number, gpus: number, settings:
     meanItlMs: itl?.mean ?? null,
     p99ItlMs: itl?.p99 ?? null,
     outputTokensPerSPerUser: itl && itl.mean > 0 ? 1000 / itl.mean : null,
-    outputTokensPerSPerGpu: s.outputTokenThroughput / gpus,
+    // The load held, not the row's windowed throughput: near capacity a short window can read tokens of requests
+    // sent before it, and the plan's figures must add up (replicas × this = the required output tokens/s).
+    outputTokensPerSPerGpu: (rate * job.meanOutputTokens) / gpus,
     meetsSlo: missed === undefined,
     ...(missed !== undefined ? { missed } : {}),
   };

@@ -73,7 +73,8 @@ const VERIFY_SEED_OFFSET = 1;
 async function verify(input: PlanInput, top: PlanCandidate): Promise<PlanVerification> {
   const { job } = input;
   const replicas = top.replicas as number;
-  const ratePerReplica = job.rate / replicas;
+  // Rounded up to 4 decimals, so the printed command repeats this row exactly (and never asks for less).
+  const ratePerReplica = Math.ceil((job.rate / replicas) * 1e4 - 1e-6) / 1e4;
   const seed = job.seed + VERIFY_SEED_OFFSET;
   const shape = { gpu: top.gpu, gpus: top.gpus, quant: top.quant, engine: top.engine };
   // The workload takes the same seed, as `predict --seed` gives it: the printed command repeats this row exactly.
@@ -84,7 +85,7 @@ async function verify(input: PlanInput, top: PlanCandidate): Promise<PlanVerific
     'inferbench predict',
     `--engine ${eng.engine} --model ${eng.model} --gpu ${eng.gpu} --gpus ${eng.gpus}`,
     eng.quant ? `--quant ${eng.quant}` : '',
-    `--profile ${job.capacity.arrival === 'poisson' ? 'poisson' : 'constant'} --rate ${+ratePerReplica.toFixed(4)}`,
+    `--profile ${job.capacity.arrival === 'poisson' ? 'poisson' : 'constant'} --rate ${ratePerReplica}`,
     input.workloadFlags,
     `--slo ${sloFlag(job.capacity.slo)}`,
     input.verifyLimits.maxSeconds !== undefined ? `--max-seconds ${input.verifyLimits.maxSeconds}` : '',

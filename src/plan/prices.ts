@@ -94,7 +94,7 @@ export function resolvePrices(gpus: readonly string[], given: { file?: Record<st
       table.perGpuHour[gpu] = fallback;
       table.assumed.push(gpu);
     } else {
-      throw configError(`no price for GPU ${gpu}`, `add it: --gpu-hour-price ${gpu}=USD (or leave it out with --gpu)`);
+      throw configError(`no price for GPU ${gpu}`, `add it with --gpu-hour-price ${gpu}=USD, or leave it out with --gpu`);
     }
   }
   return table;

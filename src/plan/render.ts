@@ -37,7 +37,7 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
   const launches = feasible.slice(0, opts.launches).filter((c) => c.launch);
   if (launches.length > 0) {
     out.push('Launch one replica (then run the replicas behind a load balancer):');
-    for (const c of launches) out.push(`  ${c.rank}. ${c.replicas}× [${shapeLabel(c)}]: ${c.launch}`);
+    for (const c of launches) out.push(`  ${c.rank}. ${c.replicas} replica${c.replicas === 1 ? '' : 's'} of ${shapeLabel(c)}: ${c.launch}`);
     out.push('');
   }
   const v = plan.verification;

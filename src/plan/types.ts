@@ -31,6 +31,8 @@ export interface PlanJobSettings {
   seed: number;
   /** Required load, requests per second (split evenly over the replicas). */
   rate: number;
+  /** Mean output length of the workload (tokens per request), to turn rates into output tokens/s. */
+  meanOutputTokens: number;
   /** Catalog files to load before resolving (worker threads have their own registry). */
   catalogFiles: string[];
   calibration?: Calibration;
@@ -48,7 +50,7 @@ export interface LoadPoint {
   p99ItlMs: number | null;
   /** Output tokens per second one request sees while it streams: 1000 / mean ITL. */
   outputTokensPerSPerUser: number | null;
-  /** Output tokens per second of the replica divided by its GPUs. */
+  /** Output tokens per second the replica serves at this rate (rate × mean output length), divided by its GPUs. */
   outputTokensPerSPerGpu: number;
   meetsSlo: boolean;
   /** Why the row missed the SLO (did not keep up, attainment under the target, too many failures). */

@@ -7,7 +7,7 @@ const f = (v: number | undefined, d = 1): string => (v === undefined ? '—' : v
  * Lines printed under a table for what the table's columns cannot show: token-count exactness,
  * multi-turn and cache effects, replay lag and goodput. Only lines that have data appear, rows in table order.
  */
-export function findingLines(stages: readonly StageSummary[]): string[] {
+export function findingLines(stages: readonly StageSummary[], opts: { goodput?: boolean } = {}): string[] {
   const out: string[] = [];
   let compared = 0;
   let mismatched = 0;
@@ -44,7 +44,8 @@ export function findingLines(stages: readonly StageSummary[]): string[] {
     if (s.label.startsWith('replay') && m.timerLagMs) {
       out.push(`${s.label}: replay lag (send − trace time) p50 ${f(m.timerLagMs.median, 2)} ms, p99 ${f(m.timerLagMs.p99, 2)} ms, max ${f(m.timerLagMs.max, 2)} ms`);
     }
-    if (s.goodput) {
+    // A capacity run's table has the SLO column already (each probe's attainment, pass or fail).
+    if (s.goodput && opts.goodput !== false) {
       // A limit on a figure the row never measured (TTFT/ITL of non-streamed or one-token replies) is not checked.
       const limits = Object.entries(s.goodput.slo).filter(([, v]) => v !== undefined);
       const unmeasured = limits.filter(([k]) => !m[k as keyof typeof m]).map(([k]) => k.replace(/Ms$/, ''));

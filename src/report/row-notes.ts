@@ -40,6 +40,8 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
     out.push(`† p99 from fewer than ${MIN_PERCENTILE_SAMPLES} samples: ${few.map((s) => `${s.label} (${s.requests.ok})`).join(', ')}`);
   }
   for (const s of rows) {
+    // An over-saturated stop is the row's overload reason, said with its * mark already.
+    if (s.overSaturated !== undefined && s.belowTarget) continue;
     if (s.stoppedEarly) out.push(`${s.label}: ${s.stoppedEarly}`);
     else if (s.requests.ok === 0) out.push(`${s.label}: ${noneFinished(s)}`);
   }

@@ -40,10 +40,10 @@ export function renderMarkdownReport(doc: RunSummaryDoc): string {
   const header = doc.layout === 'grid' ? gridHeader(doc.context) : sweepHeader(doc.context);
   const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages, sloTarget(doc));
   // A prediction's token counts are the simulator's own: comparing them with themselves says nothing.
-  const foot: string[] = doc.context.predicted ? [] : findingLines(doc.stages);
+  const foot: string[] = doc.context.predicted ? [] : findingLines(doc.stages, { goodput: !doc.capacity });
   foot.push(...rowNoteLines(doc.stages));
   if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
-  if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity));
+  if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity, doc.stages));
   const answer = doc.capacity ? `\n**${doc.capacity.verdict}**\n` : '';
   return `${header}\n\n${renderMarkdown(table)}\n${answer}${foot.length ? `\n${foot.map((l) => `- ${l}`).join('\n')}\n` : ''}`;
 }

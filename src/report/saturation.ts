@@ -7,7 +7,8 @@ import type { StageSummary } from '../metrics/summary.js';
  *
  * Evidence, any of:
  *  - a throughput (burst) row completed requests: it offers everything at once;
- *  - an open-loop row fell under 90% of its target rate (belowTarget): the server could not keep up;
+ *  - an open-loop row fell under 90% of its target rate (belowTarget), or was stopped as over-saturated: the server
+ *    could not keep up;
  *  - closed-loop rows: the request rate barely follows the concurrency any more — between two rows it grew
  *    by less than a fifth of the concurrency's growth (4× the streams for < +60% requests/s): the curve is flat.
  */
@@ -26,6 +27,9 @@ export function saturationOf(stages: readonly StageSummary[]): SaturationEvidenc
   if (burst) return { saturated: true, why: `its ${burst.label} row sent every request at once` };
   const behind = ok.find((s) => s.belowTarget);
   if (behind) return { saturated: true, why: `its ${behind.label} row fell behind its target rate` };
+  // A capacity probe stopped as over-saturated may have no success inside its (never opened) window.
+  const stopped = stages.find((s) => s.overSaturated !== undefined);
+  if (stopped) return { saturated: true, why: `its ${stopped.label} row was stopped as over-saturated` };
   const closed = ok.filter((s) => s.kind === 'closed' && s.concurrency !== undefined).sort((a, b) => (a.concurrency as number) - (b.concurrency as number));
   for (let i = 1; i < closed.length; i++) {
     const lo = closed[i - 1] as StageSummary;

@@ -41,7 +41,8 @@ describe('plan (virtual time, one thread)', () => {
     const top = pruned.candidates[0];
     const v = pruned.verification;
     expect(v?.shape).toEqual({ gpu: top?.gpu, gpus: top?.gpus, quant: top?.quant, engine: top?.engine });
-    expect(v?.ratePerReplica).toBeCloseTo(6 / (top?.replicas as number), 9);
+    expect(v?.ratePerReplica).toBeCloseTo(6 / (top?.replicas as number), 3);
+    expect(v?.ratePerReplica).toBeGreaterThanOrEqual(6 / (top?.replicas as number));
     expect(v?.point.meetsSlo).toBe(true);
     expect(v?.requests).toBeGreaterThan(20);
     expect(v?.command).toMatch(/^inferbench predict --engine \S+ --model Qwen2-7B-Instruct --gpu \S+ --gpus \d .*--profile constant --rate \S+ --prompt-tokens 512 --output-tokens 128 --slo ttft:1000,itl:50 --max-seconds 30 --seed 43$/);

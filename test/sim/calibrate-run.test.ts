@@ -78,9 +78,9 @@ describe('calibrateFromRun (virtual time)', () => {
     const sweep = loadMeasuredRun(sweepDir);
     const [sync, burst, ...open] = sweep.rows;
     expect(sync?.spec).toMatchObject({ kind: 'closed', concurrency: 1, limits: { maxSeconds: 3 } });
-    expect(burst?.spec.kind).toBe('burst');
-    expect(burst?.spec.kind === 'burst' && burst.spec.maxConcurrency).toBe(burst?.measured.window?.capSearch?.cap ?? 256);
-    expect(burst?.spec.window?.adaptiveCap).toBeUndefined();
+    // The throughput row searched its in-flight cap; so does its re-prediction (the ramp shapes its window).
+    expect(burst?.measured.window?.capSearch).toBeDefined();
+    expect(burst?.spec).toMatchObject({ kind: 'burst', maxConcurrency: 256, window: { adaptiveCap: { start: 16 } } });
     for (const r of open) expect(r.spec).toMatchObject({ kind: 'open', rate: r.measured.targetRate, arrival: 'constant' });
     const grid = await writeVirtualRun(join(root, 'grid'), SLOW, { profile: 'grid', inputLens: '128,1024', outputLens: '64', numPrompts: '20' });
     const cells = loadMeasuredRun(grid).rows;

@@ -31,7 +31,7 @@ const known = (f: () => unknown): boolean => {
 export function simEngineForRun(run: MeasuredRun, flags: ExplicitEngineFlags, seed?: number): SimEngineOptions {
   const { context, target } = run.run.summary;
   const rec = run.manifest.engine ?? {};
-  const name = `${run.dir}`;
+  const name = run.dir;
   // `run` records the dialect it detected (vllm, tgi, sglang, …) in target.engine; `predict` its engine id.
   const recordedEngine = [rec.engine, target.engine].find((e) => e !== undefined && e !== 'unknown' && known(() => findEngineProfile(e)));
   const engine = flags.engine ?? recordedEngine;

@@ -149,7 +149,7 @@ export function fitMeasuredRun(run: MeasuredRun, engine: SimEngineOptions, opts:
   best = clone(best);
   const after = errorReport(scorePoints(run, predictRows(run, { ...engine, calibration: best })));
   const date = (opts.now ?? new Date()).toISOString().slice(0, 10);
-  best.note = `fitted to run ${run.dir} (${run.run.summary.runId || run.run.name}, ${run.rows.length} rows) for ${engKey} on ${hwKey} (${date}), Σlog² objective; other constants: ${cal.note}`;
+  best.note = `fitted to run ${run.dir} (${run.run.summary.runId || run.run.name}, ${run.rows.length} rows) for ${engKey} on ${hwKey} (${date}), Σlog² objective; other constants: ${cal.note.replace(/^.*other constants: /, '')}`;
   best.fitted = [...new Set([...(engine.calibration ?? DEFAULT_CALIBRATION).fitted, hwKey, engKey])];
   return {
     calibration: best,

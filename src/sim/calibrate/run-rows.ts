@@ -155,8 +155,9 @@ function rowSpec(s: StageSummary, o: ManifestOptions, workload: Workload): Stage
       ...(cap !== undefined ? { maxConcurrency: cap } : {}),
     };
   }
-  // A throughput row: the in-flight cap it searched (or was given) is fixed, so the prediction needs no search.
-  const found = s.window?.capSearch?.cap ?? cap ?? (limits.maxRequests === undefined ? DEFAULT_THROUGHPUT_CONCURRENCY : undefined);
-  const window = windowRulesFor('burst', limits, found !== undefined ? { cap: found } : {});
-  return { ...base, kind: 'burst', limits, ...(window ? { window } : {}), ...(found !== undefined ? { maxConcurrency: found } : {}) };
+  // A throughput row, built as nextStage() builds it: a row that searched its in-flight cap searches it again (the
+  // ramp decides which requests the window holds, and so the row's TTFT).
+  const window = windowRulesFor('burst', limits, cap !== undefined ? { cap } : {});
+  const maxConcurrency = cap ?? (limits.maxRequests === undefined ? DEFAULT_THROUGHPUT_CONCURRENCY : undefined);
+  return { ...base, kind: 'burst', limits, ...(window ? { window } : {}), ...(maxConcurrency !== undefined ? { maxConcurrency } : {}) };
 }
