@@ -26,14 +26,24 @@ import type { Workload } from '../workload/types.js';
 import { preflightRun } from './preflight.js';
 import { checkServedModel } from './served-models.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
+import { openLiveFeed, type LiveLink } from '../ui/live-setup.js';
+import { redactArgv } from '../ui/redact.js';
+import type { SpawnedDashboard } from '../ui/spawn-dashboard.js';
 
 export interface RunOutcome {
   doc: RunSummaryDoc;
   exitCode: number;
+  /** `--ui` started a dashboard for this run: the caller keeps it up (hold) until Ctrl-C. */
+  dashboard?: SpawnedDashboard;
+}
+
+/** Observers a run can have besides its files: `--ui` (a live dashboard; see src/ui/live-setup.ts). */
+export interface RunExtras {
+  ui?: boolean;
 }
 
 /** `inferbench run`: resolve the target, run the profile, write the run folder, print the table. */
-export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<RunOutcome> {
+export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }, extras: RunExtras = {}): Promise<RunOutcome> {
   const human = opts.json ? io.stderr : io.stdout;
   const say = (line: string): void => void human.write(`${line}\n`);
   const abort = new AbortController();
@@ -53,6 +63,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 
   let sim: EmbeddedSim | undefined;
   let target: HttpTarget | undefined;
+  let live: LiveLink | undefined;
   const resumed = opts.resume !== undefined ? loadResumeState(opts.resume) : undefined;
   if (resumed) opts = resumed.options(opts);
   try {
@@ -101,6 +112,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       createdAt: createdAt.toISOString(),
       node: process.version,
       command: 'run',
+      argv: redactArgv(process.argv.slice(2)),
       options: { ...opts, apiKey: opts.apiKey ? '<redacted>' : undefined },
       target: { url: opts.target ?? null, simulated: sim !== undefined, sim: sim?.description, api: dialect.name, engine, model, detection },
       seed: opts.seed,
@@ -114,6 +126,12 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     );
     target = new HttpTarget({ baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
     const progress = new Progress(io.stderr, opts.progress, plannedStageCount(profileCfg));
+    // A dashboard serving the results folder (or --ui) shows the run live: an observer of the progress counters.
+    live = await openLiveFeed(
+      { outDir, ui: extras.ui === true, counters: progress.counters, meta: { model, engine: context.engine, profile: opts.profile, plannedStages: plannedStageCount(profileCfg) } },
+      say,
+      io.stderr,
+    );
     const telemetry = new TelemetrySampler(baseUrl, opts.apiKey);
     if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics twice a second (running/waiting requests, KV-cache usage)`);
     const health = new HealthMonitor();
@@ -176,6 +194,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       onStageStart: (spec, i) => {
         telemetry.setStage(i);
         progress.stageStarted(spec, i);
+        live?.feed.stageStarted(i, spec.label, plannedStageCount(profileCfg));
       },
       onStageEnd: (s, r) => {
         const server = telemetry.summarize(s.index);
@@ -185,6 +204,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
         if (!r.interrupted) {
           done.push(s);
           w.writeJson('summary.json', { ...docFor(done, false), complete: false });
+          live?.feed.stageEnded();
         }
       },
       stopReason: (s) => hopelessReason(s, dialect.name, baseUrl),
@@ -211,7 +231,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const exitCode = result.interrupted ? 130 : anyOk && !result.stoppedBecause && !capacityFailed(doc) ? 0 : 1;
     if (result.stoppedBecause) io.stderr.write(`error: ${result.stoppedBecause}\n`);
     else if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
-    return { doc, exitCode };
+    await live?.feed.close(result.interrupted ? 'interrupted' : exitCode === 0 ? 'finished' : 'failed', exitCode);
+    return { doc, exitCode, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -224,6 +245,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       process.once('SIGINT', quit);
       process.once('SIGTERM', quit);
     }
+    await live?.feed.close('failed');
     await target?.close();
     await sim?.close();
   }

@@ -298,7 +298,10 @@ export function resolveRunOptions(
   if (capacity) opts.capacity = capacity;
   ({ profile, arrival: opts.arrival } = reconcileProfileFlags({ ...opts, profile, trace: w.trace }, explicitFlags(raw), p, notices));
   opts.profile = profile;
-  if (opts.capacity) opts.capacity.arrival = opts.arrival;
+  if (opts.capacity) {
+    opts.capacity.arrival = opts.arrival;
+    if (opts.burstiness !== undefined) opts.capacity.burstiness = opts.burstiness;
+  }
 
   if ((profile === 'constant' || profile === 'poisson') && !opts.rates) {
     p.push(`--profile ${profile} needs --rate, e.g. --rate 1,2,4 (requests per second)`);

@@ -16,6 +16,8 @@ export interface CapacitySettings {
   /** Most runs of one load: a probe whose attainment is within noise of the target is run again up to this many times. */
   repeats: number;
   arrival: ArrivalKind;
+  /** Gamma arrivals: the shape (1 = Poisson). */
+  burstiness?: number;
 }
 
 /** One probe (one row of the run): its load and whether it met the SLO. */

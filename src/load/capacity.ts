@@ -1,4 +1,4 @@
-import type { Slo, StageSummary } from '../metrics/summary.js';
+import { arrivalDispersion, type Slo, type StageSummary } from '../metrics/summary.js';
 import type { CapacityProbe, CapacityResult, CapacitySettings } from './capacity-types.js';
 
 /**
@@ -45,13 +45,15 @@ export function probeLoad(s: StageSummary, axis: CapacitySettings['axis']): numb
  * slack for whole counts). A probe a little past capacity completes ~90% of what it is sent for the few seconds a row
  * lasts, its latencies still fine: it would pass on attainment alone, and the answer would overstate the capacity.
  */
-export function keepUpFailure(s: StageSummary): string | undefined {
+export function keepUpFailure(s: StageSummary, arrival?: CapacitySettings['arrival'], burstiness?: number): string | undefined {
   if (s.overSaturated !== undefined) return s.overSaturated;
   if (s.kind !== 'open') return undefined;
   if (s.belowTarget) return s.overload ?? 'did not keep up with its rate';
   const sends = s.sendRate * s.durationS;
   const completions = (s.completionRate ?? 0) * s.durationS;
-  if (sends >= 3 && completions < 0.95 * sends - 1) {
+  // Random arrivals make the in-flight count at the window's two ends random too: allow 2.5 standard deviations.
+  const noise = 2.5 * Math.sqrt(arrivalDispersion(arrival, burstiness) * sends);
+  if (sends >= 3 && completions < 0.95 * sends - 1 - noise) {
     return `completed ${(s.completionRate ?? 0).toFixed(2)} req/s of ${s.sendRate.toFixed(2)} sent: the queue grew`;
   }
   return undefined;
@@ -65,7 +67,7 @@ export function keepUpFailure(s: StageSummary): string | undefined {
 export function toProbe(s: StageSummary, settings: CapacitySettings): CapacityProbe {
   const requests = s.sloAttainment?.of ?? s.requests.total;
   const attainment = s.sloAttainment?.percent ?? 0;
-  const overloaded = keepUpFailure(s);
+  const overloaded = keepUpFailure(s, settings.arrival, settings.burstiness);
   const pass = requests > 0 && overloaded === undefined && attainment >= settings.attainment && s.failureShare <= settings.maxErrorShare;
   return {
     stage: s.index,

@@ -1,4 +1,4 @@
-import type { StageSummary } from '../metrics/summary.js';
+import { arrivalDispersion, type StageSummary } from '../metrics/summary.js';
 import { nextCapacityStep } from './capacity.js';
 import type { CapacitySettings } from './capacity-types.js';
 import type { Workload } from '../workload/types.js';
@@ -45,7 +45,7 @@ export const ADAPTIVE_CAP = { start: 16, growth: 4, minGain: 0.15 } as const;
  * The steady-window rules of a row (window.ts), or undefined for a batch row measured whole (a burst of
  * --max-requests, a grid cell; trace replays get none either).
  */
-export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opts: { cap?: number; saturationStop?: boolean } = {}): WindowRules | undefined {
+export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opts: { cap?: number; saturationStop?: boolean; dispersion?: number } = {}): WindowRules | undefined {
   if (kind === 'burst' && limits.maxSeconds === undefined) return undefined;
   const measureMs = limits.maxSeconds !== undefined ? limits.maxSeconds * 1000 : undefined;
   return {
@@ -63,7 +63,7 @@ export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opt
       : {}),
     fastFailureStreak: FAST_FAILURE_STREAK,
     fastFailureMs: FAST_FAILURE_MS,
-    ...(opts.saturationStop && kind === 'open' ? { saturationStop: SATURATION_STOP } : {}),
+    ...(opts.saturationStop && kind === 'open' ? { saturationStop: { ...SATURATION_STOP, dispersion: opts.dispersion ?? 0 } } : {}),
   };
 }
 
@@ -100,7 +100,7 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
     return { kind: 'closed', label, concurrency, limits: stageLimits, workload, ...(window ? { window } : {}) };
   };
   const open = (rate: number, arrival: ArrivalKind, label = `asynchronous@${rate.toFixed(2)} req/sec`): StageSpec => {
-    const window = windowRulesFor('open', limits, { saturationStop: cfg.profile === 'capacity' });
+    const window = windowRulesFor('open', limits, { saturationStop: cfg.profile === 'capacity', dispersion: arrivalDispersion(arrival, cfg.burstiness) });
     return {
       kind: 'open',
       label,

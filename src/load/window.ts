@@ -56,7 +56,7 @@ export interface WindowRules {
    * Stop an open-loop row that is clearly over-saturated (capacity probes): since the first completion, completions
    * fell under `completionShare` of sends, the requests in flight kept growing and time to first token rose.
    */
-  saturationStop?: { completionShare: number; minSends: number };
+  saturationStop?: { completionShare: number; minSends: number; /** Arrival-count variance over mean (0 constant, 1 Poisson). */ dispersion: number };
 }
 
 export const DEFAULT_MIN_SAMPLES = 20;
@@ -278,7 +278,9 @@ export class SteadyWindow {
     }
     const sends = this.sentTotal - this.atFirst.sent;
     const completions = this.completed - 1;
-    if (sends < rule.minSends || completions >= rule.completionShare * sends) return;
+    // Random arrivals: 2.5 standard deviations of slack, so a burst of Poisson arrivals is not taken for a queue.
+    const slack = 2.5 * Math.sqrt(rule.dispersion * sends);
+    if (sends < rule.minSends || completions >= rule.completionShare * sends - slack) return;
     const grown = inFlight - this.atFirst.inFlight;
     if (grown < Math.max(10, 0.5 * this.atFirst.inFlight)) return;
     if (this.earlyLatencies.length < 5) return;

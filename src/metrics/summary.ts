@@ -192,7 +192,7 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
       spec.arrival !== 'trace' && fig && steady
         ? w?.unsettled
           ? `requests sent after the first completion had not completed ${(summary.window?.startS ?? 0).toFixed(1)} s into the row: latency kept growing (a queue)`
-          : overloadReason(summary, spec.rate, fig)
+          : overloadReason(summary, spec.rate, fig, arrivalDispersion(spec.arrival, spec.burstiness))
         : undefined;
     if (overload) {
       summary.overload = overload;
@@ -228,23 +228,38 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
  * Keeping up, for an open-loop row: it sent at its target rate, completions kept pace with sends, and the
  * requests in flight did not pile up through the window. The first broken condition is the reason.
  */
-function overloadReason(s: StageSummary, target: number, fig: ReturnType<typeof windowFigures>): string | undefined {
+function overloadReason(s: StageSummary, target: number, fig: ReturnType<typeof windowFigures>, dispersion: number): string | undefined {
   const f = (n: number): string => n.toFixed(2);
   if (fig.sends < 3) return undefined;
   // Counts in a window are whole numbers: allow one request (and Poisson-size noise in flight) before calling it.
   const completions = s.completionRate ?? 0;
-  if (completions * fig.lengthS < 0.9 * fig.sends - 1) {
+  // Random arrivals make the count in flight at the window's ends random: 2.5 standard deviations of slack.
+  const noise = 2.5 * Math.sqrt(dispersion * fig.sends);
+  if (completions * fig.lengthS < 0.9 * fig.sends - 1 - noise) {
     return `completed ${f(completions)} req/s of ${f(s.sendRate)} sent; in flight ${fig.inFlightAtOpen} → ${fig.inFlightAtClose}`;
   }
   const growth = fig.inFlightAtClose - fig.inFlightAtOpen;
-  if (growth > Math.max(4, 3 * Math.sqrt(fig.meanConcurrency), 0.1 * fig.sends)) {
+  // Random arrivals move the count in flight further (more so where service slows as the batch grows): twice the slack.
+  if (growth > Math.max(4, 3 * (1 + dispersion) * Math.sqrt(fig.meanConcurrency), 0.1 * fig.sends)) {
     return `requests in flight grew ${fig.inFlightAtOpen} → ${fig.inFlightAtClose} over the ${f(fig.lengthS)}-s window`;
   }
-  if (fig.sends < 0.95 * target * fig.lengthS - 1) {
+  // Random arrivals put a random count of sends in a window: allow 2.5 standard deviations of it before blaming the client.
+  const expected = target * fig.lengthS;
+  if (fig.sends < 0.95 * expected - 1 - 2.5 * Math.sqrt(dispersion * expected)) {
     const queued = (s.metrics.clientQueueMs?.p99 ?? 0) > 0 ? ' (requests waited for a --max-concurrency slot)' : ' (the client fell behind its schedule)';
     return `sent ${f(s.sendRate)} of ${f(target)} req/s${queued}`;
   }
   return undefined;
+}
+
+/**
+ * Variance over mean of the number of arrivals in a window: 0 for constant arrivals (the count is fixed), 1 for
+ * Poisson, 1/shape for gamma gaps (burstiness k: the count's variance is about λT/k).
+ */
+export function arrivalDispersion(arrival: string | undefined, burstiness?: number): number {
+  if (arrival === 'poisson') return 1;
+  if (arrival === 'gamma') return 1 / (burstiness ?? 1);
+  return 0;
 }
 
 /** Reasons a windowed row's figures may not describe the steady state its label promises. */

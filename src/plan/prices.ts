@@ -10,10 +10,9 @@ import { findHardware } from '../sim/catalog/registry.js';
 export const DEFAULT_PRICES_DATE = '2026-05';
 
 /**
- * Assumed on-demand USD per GPU-hour at specialty GPU clouds (not hyperscalers, not spot), rounded list
- * prices as of DEFAULT_PRICES_DATE: H100 SXM $2.50–3.50 and H200 $3.50–4.50 ranges (mercatus-ai.com cloud GPU
- * pricing, May 2026) and typical list prices of the same providers for the others. Your own prices belong in
- * --gpu-hour-price or --prices.
+ * Assumed on-demand USD per GPU-hour at specialty GPU clouds (not hyperscalers, not spot): round figures the
+ * authors took as typical list prices in DEFAULT_PRICES_DATE — an assumption, not a quote; real prices vary by
+ * provider and month. Every output that uses them says so; your own belong in --gpu-hour-price or --prices.
  */
 export const DEFAULT_GPU_HOUR_PRICES: Readonly<Record<string, number>> = {
   'A100-40GB': 1.29,

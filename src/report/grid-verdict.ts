@@ -1,7 +1,8 @@
 import type { StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
 import { gridCells } from './layouts.js';
-import { costPerMillion, meetsSlo, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
+import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell } from './gpu-prices.js';
+import { costPerMillion, gpuCount, meetsSlo, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
 
 const f = (n: number | undefined, d = 2): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -42,19 +43,22 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
     const slo = opts.slo ? cells.filter((c) => c.stages.some((s) => meetsSlo(s, opts.slo ?? {}))).length : undefined;
     // With an SLO, price the busiest load that met it: a load the server serves too slowly is not on offer.
     const costCell = meeting ? top(meeting) : best;
-    const cost = opts.gpuHourPrice !== undefined && costCell ? costPerMillion(opts.gpuHourPrice, run.summary.context.gpus ?? 1, costCell.outputTokenThroughput) : undefined;
-    return { series: names[i] ?? run.id, best, costCell, meanTok: tok.length ? mean(tok) : Number.NaN, meanLat: lat.length ? mean(lat) : Number.NaN, wins, slo, cells: cells.length, cost };
+    const price = runPrice(run, opts);
+    const cost = price.price !== undefined && costCell ? costPerMillion(price.price, run.summary.context.gpus ?? 1, costCell.outputTokenThroughput) : undefined;
+    return { series: names[i] ?? run.id, best, costCell, meanTok: tok.length ? mean(tok) : Number.NaN, meanLat: lat.length ? mean(lat) : Number.NaN, wins, slo, cells: cells.length, cost, price };
   });
 
   const headers = ['Run', 'Best output tok/s (cell)', `Mean output tok/s over ${common.length} common cells`, 'Mean latency per output token (ms)', 'Cells with most output tok/s'];
   if (opts.slo) headers.push(`Cells meeting SLO`);
-  if (opts.gpuHourPrice !== undefined) headers.push(`$ per 1M output tokens, best cell${opts.slo ? ' meeting the SLO' : ''} (at $${opts.gpuHourPrice}/GPU-hour)`);
+  if (pricesGiven(opts)) headers.push(`$ per 1M output tokens, best cell${opts.slo ? ' meeting the SLO' : ''} (${priceBasis(runs, opts)})`);
   const rows = per.map((p, i) => {
     const row = [p.series, p.best ? `${f(p.best.outputTokenThroughput)} (${p.best.label})` : 'no request completed', f(p.meanTok), f(p.meanLat), `${p.wins}/${common.length}`];
     if (opts.slo) row.push(`${p.slo}/${p.cells}`);
-    if (opts.gpuHourPrice !== undefined) {
+    if (pricesGiven(opts)) {
       const where = opts.slo && p.costCell ? `, ${p.costCell.label}` : '';
-      row.push(p.cost !== undefined ? `$${f(p.cost, 3)} (${runs[i]?.summary.context.gpus ?? 1} GPU${where})` : opts.slo ? '— (no cell met the SLO)' : '—');
+      const run = runs[i] as StoredRun;
+      if (p.price.price === undefined) row.push(unpricedCell(p.price));
+      else row.push(p.cost !== undefined ? `$${f(p.cost, 3)} (${gpuCount(run, opts)}${where})` : opts.slo ? '— (no cell met the SLO)' : '—');
     }
     return row;
   });
@@ -79,5 +83,6 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
   }
   const cheap = per.filter((p) => p.cost !== undefined).sort((x, y) => (x.cost as number) - (y.cost as number));
   if (cheap[0] && cheap[1]) lines.push(`Cheapest per output token (best cell${opts.slo ? ' meeting the SLO' : ''}): ${cheap[0].series} at $${f(cheap[0].cost, 3)} per 1M (vs $${f(cheap[1].cost, 3)}).`);
-  return { runs: per.map((p) => ({ series: p.series })), table: { headers, rows }, lines };
+  lines.push(...missingPriceLines(runs, names, opts));
+  return { runs: per.map((p) => ({ series: p.series, ...(p.cost !== undefined && p.price.price !== undefined ? { costPerMillion: p.cost, gpuHourPrice: p.price.price } : {}) })), table: { headers, rows }, lines };
 }

@@ -1,5 +1,6 @@
 import { onCurve, type Slo, type StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
+import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell, type PriceOptions } from './gpu-prices.js';
 import { saturationOf } from './saturation.js';
 import type { Table } from './table.js';
 
@@ -61,9 +62,8 @@ export function costPerMillion(pricePerGpuHour: number, gpus: number, outputToke
   return outputTokensPerS > 0 ? (pricePerGpuHour * gpus * 1e6) / (outputTokensPerS * 3600) : undefined;
 }
 
-export interface VerdictOptions {
+export interface VerdictOptions extends PriceOptions {
   slo?: Slo;
-  gpuHourPrice?: number;
   /** How the runs differ where they should not (compare --allow-mismatch): printed as a WARNING first. */
   mismatches?: string[];
 }
@@ -84,6 +84,8 @@ export interface RunVerdict {
   ttftAtCommon?: number;
   itlAtCommon?: number;
   costPerMillion?: number;
+  /** USD per GPU-hour the cost was computed at (with per-GPU prices, this run's GPU's). */
+  gpuHourPrice?: number;
   costAt?: { basis: CostBasis; row: string };
 }
 
@@ -138,10 +140,12 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     }
     // With an SLO the price that matters is at the load the server can serve within it, not flat out.
     const costRow = opts.slo ? sloRow : best;
-    if (opts.gpuHourPrice !== undefined && costRow) {
-      const c = costPerMillion(opts.gpuHourPrice, run.summary.context.gpus ?? 1, costRow.outputTokenThroughput);
+    const price = runPrice(run, opts).price;
+    if (price !== undefined && costRow) {
+      const c = costPerMillion(price, run.summary.context.gpus ?? 1, costRow.outputTokenThroughput);
       if (c !== undefined) {
         v.costPerMillion = c;
+        v.gpuHourPrice = price;
         v.costAt = { basis: opts.slo ? 'slo' : sat.saturated ? 'saturation' : 'peak', row: costRow.label };
       }
     }
@@ -152,26 +156,35 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
   const at = commonRate !== undefined ? ` @ ${f(commonRate)} req/s` : ' (no common rate)';
   const headers = ['Run', allSaturated ? 'Output tok/s at saturation' : 'Peak output tok/s (saturated?)', `TTFT mean${at}`, `ITL mean${at}`];
   if (opts.slo) headers.splice(1, 0, `Highest req/s meeting SLO`);
-  if (opts.gpuHourPrice !== undefined) {
+  if (pricesGiven(opts)) {
     const where = opts.slo ? 'at the highest load meeting the SLO' : allSaturated ? 'at saturation' : 'at peak load';
-    headers.push(`$ per 1M output tokens ${where} (at $${opts.gpuHourPrice}/GPU-hour)`);
+    headers.push(`$ per 1M output tokens ${where} (${priceBasis(runs, opts)})`);
   }
   const rows = verdicts.map((v, i) => {
     const run = runs[i] as StoredRun;
     const peak = v.peak ? `${f(v.peak.tokensPerS)} (${v.peak.row}${allSaturated ? '' : v.saturated ? ', saturated' : ', not saturated'})` : 'no request completed';
     const row = [v.series, peak, `${f(v.ttftAtCommon)} ms`, `${f(v.itlAtCommon)} ms`];
     if (opts.slo) row.splice(1, 0, v.sloRate ? `${f(v.sloRate.requestsPerS)} (${v.sloRate.row})` : 'none');
-    if (opts.gpuHourPrice !== undefined) row.push(costCell(v, run.summary.context.gpus ?? 1, opts));
+    if (pricesGiven(opts)) row.push(costCell(v, run, opts));
     return row;
   });
-  const lines = [...mismatchWarning(opts), ...verdictLines(verdicts, commonRate, opts)];
+  const lines = [...mismatchWarning(opts), ...verdictLines(verdicts, commonRate, opts), ...missingPriceLines(runs, names, opts)];
   return { ...(commonRate !== undefined ? { commonRate } : {}), runs: verdicts, table: { headers, rows }, lines };
 }
 
-function costCell(v: RunVerdict, gpus: number, opts: VerdictOptions): string {
+function costCell(v: RunVerdict, run: StoredRun, opts: VerdictOptions): string {
+  const price = runPrice(run, opts);
+  if (price.price === undefined) return unpricedCell(price);
   if (v.costPerMillion === undefined) return opts.slo && v.sloRate === null ? '— (no row met the SLO)' : '—';
   const note = v.costAt?.basis === 'peak' ? ', not saturated: an upper bound' : '';
-  return `$${f(v.costPerMillion, 3)} (${gpus} GPU${opts.slo ? `, ${v.costAt?.row}` : ''}${note})`;
+  return `$${f(v.costPerMillion, 3)} (${gpuCount(run, opts)}${opts.slo ? `, ${v.costAt?.row}` : ''}${note})`;
+}
+
+/** "2 GPU", and with per-GPU prices the run's own price: "2 GPU at $2.49/GPU-hour". */
+export function gpuCount(run: StoredRun, opts: PriceOptions): string {
+  const gpus = `${run.summary.context.gpus ?? 1} GPU`;
+  const price = runPrice(run, opts).price;
+  return opts.gpuHourPrices !== undefined && price !== undefined ? `${gpus} at $${price.toFixed(2)}/GPU-hour` : gpus;
 }
 
 function leader<T>(items: readonly T[], score: (t: T) => number | undefined, higherIsBetter: boolean): [T, T] | undefined {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { planCommand } from '../../src/cli/plan-command.js';
 import { resolvePlanOptions, type PlanFlags } from '../../src/cli/plan-options.js';
 import { paretoPoints } from '../../src/plan/chart.js';
 import { evaluateCandidate } from '../../src/plan/evaluate.js';
@@ -102,5 +104,18 @@ describe('plan (virtual time, one thread)', () => {
     } finally {
       await lane.close();
     }
+  });
+
+  it('exits 1 and says so when nothing meets the SLO at that load', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let text = '';
+    stdout.on('data', (d: Buffer) => (text += d.toString()));
+    const { plan, exitCode } = await planCommand({ ...flags, slo: 'ttft:5', gpu: 'L40S', tp: '1', engine: 'vllm' }, { stdout, stderr });
+    expect(exitCode).toBe(1);
+    expect(plan.counts.feasible).toBe(0);
+    expect(plan.verification).toBeNull();
+    expect(text).toMatch(/No candidate meets the SLO at this load/);
+    expect(text).toMatch(/SLO not met even at one request at a time .*\n.*TTFT p99 \d+ ms/);
   });
 });

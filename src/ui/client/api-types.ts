@@ -118,6 +118,8 @@ export interface LivePoint {
   t: number;
   ttftMs: number;
   row: string;
+  /** Row index: orders the legend. */
+  order: number;
 }
 
 export interface LiveRun {

@@ -1,0 +1,78 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Reservoir } from './reservoir.js';
+
+/** Values kept per distribution and points kept for the TTFT-over-time scatter (browsers draw a few thousand marks well). */
+export const HISTOGRAM_LIMIT = 2000;
+export const SCATTER_LIMIT = 3000;
+
+export interface RequestPoints {
+  ttftMs: number[];
+  itlMs: number[];
+  e2eMs: number[];
+  /** Successful measured requests: send time (run clock, ms), TTFT (ms) and row index. */
+  points: { sentAtMs: number; ttftMs: number; stage: number }[];
+  total: number;
+  ok: number;
+  errors: Map<string, number>;
+  badLines: number;
+  sampled: boolean;
+}
+
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * One streaming pass over requests.jsonl (runs can hold millions of records with their chunk gaps): seeded
+ * samples for the histograms and the scatter, failure counts by message. Warm-up requests are left out, as in
+ * every table.
+ */
+export async function readRequestPoints(dir: string): Promise<RequestPoints> {
+  const ttft = new Reservoir<number>(HISTOGRAM_LIMIT);
+  const itl = new Reservoir<number>(HISTOGRAM_LIMIT);
+  const e2e = new Reservoir<number>(HISTOGRAM_LIMIT);
+  const scatter = new Reservoir<RequestPoints['points'][number]>(SCATTER_LIMIT);
+  const out = { total: 0, ok: 0, errors: new Map<string, number>(), badLines: 0 };
+  const path = join(dir, 'requests.jsonl');
+  if (existsSync(path)) {
+    const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      let r: Record<string, unknown>;
+      try {
+        r = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        out.badLines++;
+        continue;
+      }
+      if (r['warmup'] === true) continue;
+      out.total++;
+      if (r['status'] === 'ok') {
+        out.ok++;
+        if (finite(r['ttftMs'])) {
+          ttft.offer(r['ttftMs']);
+          if (finite(r['sentAtMs'])) scatter.offer({ sentAtMs: r['sentAtMs'], ttftMs: r['ttftMs'], stage: finite(r['stage']) ? r['stage'] : 0 });
+        }
+        if (finite(r['itlMs'])) itl.offer(r['itlMs']);
+        if (finite(r['e2eMs'])) e2e.offer(r['e2eMs']);
+      } else {
+        const key = failureText(r);
+        out.errors.set(key, (out.errors.get(key) ?? 0) + 1);
+      }
+    }
+  }
+  return {
+    ...out,
+    ttftMs: ttft.items,
+    itlMs: itl.items,
+    e2eMs: e2e.items,
+    points: scatter.items,
+    sampled: ttft.sampled || itl.sampled || e2e.sampled || scatter.sampled,
+  };
+}
+
+/** "CODE: message" of a failed or cut request record, as the failures tables write it. */
+export function failureText(r: Record<string, unknown>): string {
+  const e = (r['error'] ?? {}) as { code?: unknown; message?: unknown };
+  return `${String(e.code ?? r['status'])}: ${String(e.message ?? '')}`.slice(0, 500);
+}

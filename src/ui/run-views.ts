@@ -1,0 +1,194 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { configError } from '../core/errors.js';
+import { healthLine } from '../metrics/health.js';
+import { buildCompareBundle, buildReportBundle } from '../report/bundles.js';
+import type { ChartDef } from '../report/charts/specs.js';
+import { histogramChart } from '../report/charts/specs.js';
+import { mismatchText, runMismatches } from '../report/comparability.js';
+import { plainHeading } from '../report/html-escape.js';
+import { renderMarkdownReport } from '../report/run-summary.js';
+import type { StoredRun } from '../store/run-store.js';
+import { toolVersion } from '../cli/version.js';
+import type { ChartJson, CompareView, RequestsView, RunView, TelemetryView } from './client/api-types.js';
+import type { CatalogEntry } from './run-catalog.js';
+import { redactJson, shellJoin } from './redact.js';
+import { readRequestPoints, type RequestPoints } from './request-points.js';
+import { telemetryCharts, ttftScatter, type TelemetrySample } from './ui-charts.js';
+
+const chartJson = (c: ChartDef): ChartJson => ({ name: c.name, title: c.title, spec: c.spec as unknown as Record<string, unknown> });
+
+/**
+ * The lines `inferbench report` prints under a run's table (findings, row marks, the capacity answer), read back
+ * from renderMarkdownReport so the dashboard says exactly what the terminal says.
+ */
+export function tableFoot(markdown: string): { notes: string[]; verdict?: string } {
+  const lines = markdown.split('\n');
+  let last = -1;
+  lines.forEach((l, i) => {
+    if (l.startsWith('|')) last = i;
+  });
+  const notes: string[] = [];
+  let verdict: string | undefined;
+  for (const line of lines.slice(last + 1)) {
+    if (/^\*\*.+\*\*$/.test(line)) verdict = line.slice(2, -2);
+    else if (line.startsWith('- ')) notes.push(line.slice(2));
+    else if (line.trim() !== '') notes.push(line);
+  }
+  return { notes, ...(verdict !== undefined ? { verdict } : {}) };
+}
+
+/** How the run was made, as a command line (argv from manifest.json, secrets redacted) or what is known of it. */
+export function commandLine(manifest: Record<string, unknown> | null): string {
+  if (!manifest) return '(no manifest.json in this folder)';
+  const safe = redactJson(manifest) as Record<string, unknown>;
+  if (Array.isArray(safe['argv'])) return `inferbench ${shellJoin(safe['argv'] as string[])}`;
+  const source = safe['source'] as { tool?: unknown; version?: unknown; file?: unknown } | undefined;
+  if (source && typeof source.tool === 'string') {
+    return `imported from ${String(source.file ?? '?')} (${source.tool}${source.version ? ` ${String(source.version)}` : ''})`;
+  }
+  const command = typeof safe['command'] === 'string' ? safe['command'] : 'run';
+  return `inferbench ${command} … (this version did not save the command line; its options are in manifest.json below)`;
+}
+
+function metadata(entry: CatalogEntry & { run: StoredRun }): [string, string][] {
+  const { summary: s } = entry.run;
+  const c = s.context;
+  const t = s.target;
+  const pairs: [string, string][] = [
+    ['Run id', entry.id],
+    ['Folder', entry.dir],
+    ['Created', s.createdAt],
+    ['Finished', s.finishedAt],
+    ['Model', c.model],
+    ['Engine', `${c.engine}${c.engineVersion ? ` ${c.engineVersion}` : ''}`],
+    ['GPU', c.gpu ? `${c.gpus ?? 1}× ${c.gpu}` : '—'],
+    ['Quantization', c.quant ?? '—'],
+    ['Label', c.label ?? ''],
+    ['Target', t.url ?? (t.simulated ? 'built-in simulator' : t.api)],
+    ['API', t.api],
+    ['Detected', t.detection ?? ''],
+    ['Profile', `${s.profile} (${s.layout})`],
+    ['Workload', s.workload],
+    ['Tool', entry.row.tool === s.tool.name ? `${s.tool.name} ${s.tool.version}` : `${entry.row.tool} (imported with ${s.tool.name} ${s.tool.version})`],
+  ];
+  if (s.interrupted) pairs.push(['Interrupted', 'yes: the last row covers only the requests finished before the stop']);
+  return pairs.filter(([, v]) => v !== '');
+}
+
+export function runView(entry: CatalogEntry & { run: StoredRun }): RunView {
+  const run = entry.run;
+  const bundle = buildReportBundle([run], toolVersion());
+  const section = bundle.sections[0];
+  const foot = tableFoot(renderMarkdownReport(run.summary));
+  const health = (run.summary as { health?: Parameters<typeof healthLine>[0] }).health;
+  return {
+    row: entry.row,
+    heading: section ? plainHeading(section.heading) : '',
+    table: section?.table ?? { headers: [], rows: [] },
+    notes: [...run.summary.notes, ...foot.notes],
+    ...(foot.verdict !== undefined ? { capacityVerdict: foot.verdict } : {}),
+    windowRules: run.summary.windowRules,
+    ...(health ? { healthLine: healthLine(health) } : {}),
+    charts: bundle.charts.map(chartJson),
+    metadata: metadata(entry),
+    command: commandLine(entry.manifest),
+    manifest: entry.manifest ? (redactJson(entry.manifest) as Record<string, unknown>) : null,
+    warnings: run.warnings,
+    hasRequests: existsSync(join(entry.dir, 'requests.jsonl')),
+    hasTelemetry: existsSync(join(entry.dir, 'telemetry.jsonl')),
+  };
+}
+
+/** requests.jsonl is read once per version of the file (size and time), however often the page is opened. */
+const pointsCache = new Map<string, { stamp: string; points: Promise<RequestPoints> }>();
+
+function cachedPoints(dir: string): Promise<RequestPoints> {
+  const path = join(dir, 'requests.jsonl');
+  let stamp = 'none';
+  try {
+    const st = statSync(path);
+    stamp = `${st.mtimeMs}:${st.size}`;
+  } catch {
+    // no requests.jsonl: an empty view
+  }
+  const hit = pointsCache.get(dir);
+  if (hit && hit.stamp === stamp) return hit.points;
+  const points = readRequestPoints(dir);
+  pointsCache.set(dir, { stamp, points });
+  if (pointsCache.size > 64) pointsCache.delete(pointsCache.keys().next().value as string);
+  return points;
+}
+
+export async function requestsView(entry: CatalogEntry & { run: StoredRun }): Promise<RequestsView> {
+  const p = await cachedPoints(entry.dir);
+  const name = entry.row.series;
+  const histograms = [
+    ['ttftMs', 'dist-ttft', 'Time to first token (ms)'],
+    ['itlMs', 'dist-itl', 'Inter-token latency (ms)'],
+    ['e2eMs', 'dist-e2e', 'Request latency (ms)'],
+  ] as const;
+  const labels = new Map(entry.run.summary.stages.map((s) => [s.index, s.label]));
+  const t0 = p.points.length ? Math.min(...p.points.map((x) => x.sentAtMs)) : 0;
+  const points = [...p.points]
+    .sort((a, b) => a.sentAtMs - b.sentAtMs)
+    .map((x) => ({ t: (x.sentAtMs - t0) / 1000, ttftMs: x.ttftMs, row: labels.get(x.stage) ?? `row ${x.stage + 1}`, order: x.stage }));
+  return {
+    total: p.total,
+    ok: p.ok,
+    errors: [...p.errors.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20),
+    badLines: p.badLines,
+    sampled: p.sampled,
+    histograms: histograms.flatMap(([key, chartName, title]) =>
+      p[key].length ? [chartJson(histogramChart(chartName, title, p[key].map((value) => ({ series: name, value })), [name]))] : [],
+    ),
+    ...(points.length ? { scatter: ttftScatter(points, `${name} — successful measured requests${p.sampled ? ', a seeded sample' : ''}`) } : {}),
+  };
+}
+
+export function telemetryView(entry: CatalogEntry & { run: StoredRun }): TelemetryView {
+  const path = join(entry.dir, 'telemetry.jsonl');
+  if (!existsSync(path)) return { samples: 0, charts: [] };
+  const samples: TelemetrySample[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const s = JSON.parse(line) as Partial<TelemetrySample>;
+      if (typeof s.atMs === 'number') samples.push({ ...s, atMs: s.atMs, stage: typeof s.stage === 'number' ? s.stage : 0 });
+    } catch {
+      // a torn last line of a killed run
+    }
+  }
+  const labels = new Map(entry.run.summary.stages.map((s) => [s.index, s.label]));
+  return { samples: samples.length, charts: telemetryCharts(samples, labels) };
+}
+
+/** `inferbench compare` for the runs ticked on the Runs page, in the order ticked (the first is the baseline). */
+export function compareView(entries: readonly (CatalogEntry & { run: StoredRun })[], allowMismatch: boolean): CompareView {
+  const runs = entries.map((e) => e.run);
+  if (runs.length < 2) throw configError('tick at least two runs to compare');
+  const oneLayout = new Set(runs.map((r) => r.summary.layout)).size === 1;
+  const mismatches = oneLayout ? runMismatches(runs).map(mismatchText) : [];
+  if (mismatches.length > 0 && !allowMismatch) {
+    throw Object.assign(configError(`these runs are not comparable — they differ in ${mismatches.join('; ')}`, 'compare runs of one model, workload, profile and window rules, or compare them anyway'), {
+      canAllow: true,
+    });
+  }
+  const bundle = buildCompareBundle(runs, mismatches.length ? { mismatches } : {}, toolVersion());
+  const skip = new Set([...(bundle.verdict?.lines ?? []), ...(bundle.capacityRanking?.lines ?? [])].map((l) => `- ${l}`));
+  const headings = new Set(bundle.sections.flatMap((s) => s.heading.split('\n')));
+  const notes = bundle.markdown
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('|') && !l.startsWith('#') && !skip.has(l) && !headings.has(l))
+    .map((l) => l.replace(/^- /, '').replace(/^\*\*(.*)\*\*$/, '$1').replace(/^\\\*/, '*'));
+  return {
+    title: bundle.title,
+    names: bundle.names,
+    sections: bundle.sections.map((s) => ({ heading: plainHeading(s.heading), table: s.table })),
+    ...(bundle.verdict ? { verdict: { table: bundle.verdict.table, lines: [...bundle.verdict.lines] } } : {}),
+    ...(bundle.capacityRanking ? { capacityRanking: { table: bundle.capacityRanking.table, lines: [...bundle.capacityRanking.lines] } } : {}),
+    charts: bundle.charts.map(chartJson),
+    mismatches,
+    notes: [...new Set(notes)],
+  };
+}
