@@ -1,7 +1,9 @@
 import { parseNumber, parseSlo } from '../config/parse.js';
 import { configError } from '../core/errors.js';
+import { loadPriceFile, parsePriceList } from '../plan/prices.js';
 import { buildCompareBundle } from '../report/bundles.js';
 import { mismatchText, runMismatches } from '../report/comparability.js';
+import type { PriceOptions } from '../report/gpu-prices.js';
 import { parseFormats } from '../report/outputs.js';
 import { DEFAULT_REPORT_FORMATS, checkReportOut, emit, openRuns, type ReportFlags } from './report-command.js';
 import { toolVersion } from './version.js';
@@ -11,6 +13,34 @@ type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 export interface CompareFlags extends ReportFlags {
   /** Compare runs of different models, workloads, profiles or window rules anyway (with a WARNING). */
   allowMismatch?: boolean;
+  /** JSON object of catalog GPU name to USD per GPU-hour; --gpu-hour-price GPU=USD pairs win over it. */
+  prices?: string;
+}
+
+const PRICE_EXAMPLE = 'give one USD price for every run (--gpu-hour-price 2.49) or one per GPU (--gpu-hour-price H100=2.49,A100-80GB=1.79)';
+
+/**
+ * `--gpu-hour-price 2.49` (one price for every run, as before), `--gpu-hour-price H100=2.49,A100-80GB=1.79`
+ * and/or `--prices FILE` (a price per catalog GPU, looked up by each run's recorded GPU; the flag wins).
+ */
+export function readComparePrices(flags: Pick<CompareFlags, 'gpuHourPrice' | 'prices'>, problems: string[]): PriceOptions {
+  const raw = flags.gpuHourPrice;
+  const file = flags.prices !== undefined ? loadPriceFile(flags.prices) : undefined;
+  if (raw !== undefined && raw.includes('=')) return { gpuHourPrices: { ...file, ...parsePriceList(raw) } };
+  const before = problems.length;
+  const price = parseNumber('--gpu-hour-price', raw, problems, { positive: true });
+  if (problems.length > before) {
+    problems[problems.length - 1] += `; ${PRICE_EXAMPLE}`;
+    return {};
+  }
+  if (price !== undefined && file !== undefined) {
+    throw configError(
+      `--gpu-hour-price ${raw} is one price for every run, but --prices ${flags.prices} prices each GPU`,
+      'pass one of them, or override GPUs of the file with --gpu-hour-price GPU=USD pairs',
+    );
+  }
+  if (price !== undefined) return { gpuHourPrice: price };
+  return file !== undefined ? { gpuHourPrices: file } : {};
 }
 
 /** `inferbench compare RUN RUN...`: side-by-side seed tables, deltas and a verdict at matched load. */
@@ -18,7 +48,7 @@ export async function compareCommand(refs: readonly string[], flags: CompareFlag
   parseFormats(flags.format ?? DEFAULT_REPORT_FORMATS);
   const problems: string[] = [];
   const slo = parseSlo(flags.slo, problems);
-  const price = parseNumber('--gpu-hour-price', flags.gpuHourPrice, problems, { positive: true });
+  const prices = readComparePrices(flags, problems);
   if (problems.length) throw configError(problems.join('; '));
   if (refs.length < 2) throw configError('compare needs at least two runs', 'for one run use `inferbench report RUN`; list ids with `inferbench ls`');
   checkReportOut(flags);
@@ -36,7 +66,7 @@ export async function compareCommand(refs: readonly string[], flags: CompareFlag
   if (mismatches.length > 0) io.stderr.write(`WARNING: comparing runs that differ in ${mismatches.join('; ')} (--allow-mismatch): the verdict does not compare like with like\n`);
   const bundle = buildCompareBundle(
     runs,
-    { ...(slo ? { slo } : {}), ...(price !== undefined ? { gpuHourPrice: price } : {}), ...(mismatches.length ? { mismatches } : {}) },
+    { ...(slo ? { slo } : {}), ...prices, ...(mismatches.length ? { mismatches } : {}) },
     toolVersion(),
   );
   return emit(bundle, flags, io);

@@ -22,6 +22,10 @@ function parseSince(raw: string | undefined): Date | undefined {
   return new Date(t);
 }
 
+/** Imported runs (`inferbench import`) are marked, with the tool unless the label already names it. */
+const importedMark = (source: { tool: string } | undefined, label: string | undefined): string =>
+  source ? `${label ? ' ' : ''}(imported${label?.includes(source.tool) ? '' : ` from ${source.tool}`})` : '';
+
 const when = (iso: string): string => (iso ? iso.replace('T', ' ').slice(0, 16) : '?');
 
 /** `inferbench ls`: the saved runs under the results directory, newest last. */
@@ -40,7 +44,7 @@ export function lsCommand(flags: LsFlags, io: Io): number {
   for (const b of broken) io.stderr.write(`warning: skipped ${b.name} (${b.id}): ${b.error}\n`);
   const runs = all.flatMap((r) => (r.run && matchesFilter(r.run, filter) ? [r.run] : []));
   if (flags.json) {
-    const out = runs.map((r) => ({ id: r.id, name: r.name, dir: r.dir, createdAt: r.summary.createdAt, layout: r.summary.layout, series: seriesLabel(r), rows: r.summary.stages.length, context: r.summary.context }));
+    const out = runs.map((r) => ({ id: r.id, name: r.name, dir: r.dir, createdAt: r.summary.createdAt, layout: r.summary.layout, series: seriesLabel(r), rows: r.summary.stages.length, context: r.summary.context, ...(r.manifest?.source ? { source: r.manifest.source } : {}) }));
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   }
@@ -61,7 +65,7 @@ export function lsCommand(flags: LsFlags, io: Io): number {
       c.gpu ? `${c.gpus ?? 1}× ${c.gpu}` : '—',
       c.quant ?? '—',
       `${r.summary.stages.length}${failed ? ` (${failed} failed)` : ''}`,
-      `${c.label ?? ''}${c.predicted ? `${c.label ? ' ' : ''}(predicted)` : ''}`,
+      `${c.label ?? ''}${c.predicted ? `${c.label ? ' ' : ''}(predicted)` : ''}${importedMark(r.manifest?.source, c.label)}`,
       r.name,
     ];
   });

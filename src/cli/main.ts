@@ -95,14 +95,17 @@ export function buildProgram(): Command {
     .option('--think-time <ms>', 'multi-turn: pause between a reply and the next turn (ms, or a distribution)')
     .option('--records <policy>', 'what requests.jsonl keeps: full | no-gaps | sample:FRACTION | none (summaries use every request)', 'full')
     .option('--resume <dir>', 'continue an interrupted run from its first unfinished row (same config and seed)')
+    .option('--ui', 'show the run live in the web dashboard (the one serving the results folder, else one started for it, kept up after the run until Ctrl-C)')
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const { resolveRunOptions } = await import('../config/run-options.js');
       const { runCommand } = await import('./run-command.js');
       const notices: string[] = [];
-      const opts = resolveRunOptions(withSources(flags, cmd), process.env, undefined, notices);
+      const { ui, ...runFlags } = flags;
+      const opts = resolveRunOptions(withSources(runFlags, cmd), process.env, undefined, notices);
       printNotices(notices, opts.json);
-      const outcome = await runCommand(opts, io);
+      const outcome = await runCommand(opts, io, { ui: ui === true });
       process.exitCode = outcome.exitCode;
+      await outcome.dashboard?.hold(io.stderr);
     });
 
   addSimEngineFlags(program.command('sim'), SIM_ENGINE_NAMES.join(' | '))
@@ -170,11 +173,33 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('ui')
+    .description('local web dashboard on 127.0.0.1: runs, one run, compare, and runs in progress, live')
+    .option('--port <n>', 'port (0 = any free port; default 8377, or a free one when that is taken)')
+    .option('--results <dir>', 'results directory', 'inferbench-results')
+    .action(async (flags: Record<string, unknown>) => {
+      const { uiCommand } = await import('./ui-command.js');
+      process.exitCode = await uiCommand(flags, io);
+    });
+
+  program
+    .command('import')
+    .description("turn other tools' result files (GuideLLM, vLLM bench serve, SGLang bench_serving, AIPerf, genai-bench) into inferbench runs")
+    .argument('<file...>', 'result files or folders; the tool is told from the content, not the name')
+    .option('--label <text>', 'label stored with each imported run (default: the tool and its version)')
+    .option('--out <dir>', 'run folder for the imported run (one file only)')
+    .option('--results <dir>', 'results directory the run folders go under', 'inferbench-results')
+    .action(async (files: string[], flags: Record<string, unknown>) => {
+      const { importCommand } = await import('./import-command.js');
+      process.exitCode = importCommand(files, flags, io);
+    });
+
+  program
     .command('report')
     .description('re-render saved runs (tables, charts, HTML) without re-running them')
     .argument('<run...>', 'run ids (see `inferbench ls`) or run folders')
     .option('--results <dir>', 'results directory to look run ids up in', 'inferbench-results')
-    .option('--format <list>', 'md,csv,json,html,png,svg', 'md,csv,json,html,png')
+    .option('--format <list>', 'md,csv,json,html,png,svg,llmd (llmd: the llm-d benchmark report v0.2, one JSON file per row)', 'md,csv,json,html,png')
     .option('--out <dir>', 'folder for the files (default ./inferbench-reports/<time>-report)')
     .action(async (refs: string[], flags: Record<string, unknown>) => {
       const { reportCommand } = await import('./report-command.js');
@@ -187,7 +212,11 @@ export function buildProgram(): Command {
     .argument('<run...>', 'two or more run ids (see `inferbench ls`) or run folders; the first is the baseline')
     .option('--results <dir>', 'results directory to look run ids up in', 'inferbench-results')
     .option('--slo <spec>', 'SLO in ms at p99, e.g. ttft:500,itl:50,e2e:10000')
-    .option('--gpu-hour-price <usd>', 'price of one GPU-hour, for the cost per 1M output tokens (read at the highest load meeting --slo when given)')
+    .option(
+      '--gpu-hour-price <usd|list>',
+      "price of one GPU-hour, for the cost per 1M output tokens (read at the highest load meeting --slo when given) and capacity runs' requests per $: one USD for every run, or per GPU (H100=2.49,A100-80GB=1.79) looked up by each run's GPU",
+    )
+    .option('--prices <file>', 'JSON object of GPU name to USD per GPU-hour ({"H100": 2.49}); --gpu-hour-price GPU=USD pairs win over it')
     .option('--allow-mismatch', 'compare runs of different models, lengths/datasets, profiles or window rules anyway (refused otherwise; a WARNING is printed)')
     .option('--format <list>', 'md,csv,json,html,png,svg', 'md,csv,json,html,png')
     .option('--out <dir>', 'folder for the files (default ./inferbench-reports/<time>-compare)')

@@ -153,15 +153,15 @@ export function errorCodeOf(message: string): { code: string; httpStatus?: numbe
   return status !== undefined ? { code: `E_HTTP_STATUS:${status}`, httpStatus: status } : { code: 'E_IMPORTED' };
 }
 
-/** Failure counts by code, and the first message, from a tool's per-request error texts. */
-export function tallyErrors(messages: readonly string[]): { errorsByCode: Record<string, number>; firstError?: string } {
+/** Failure counts by code, and the first failure as `CODE: message`, from the failed records of a row. */
+export function tallyErrors(failed: readonly { error?: { code: string; message: string } }[]): { errorsByCode: Record<string, number>; firstError?: string } {
   const errorsByCode: Record<string, number> = {};
-  for (const m of messages) {
-    const { code } = errorCodeOf(m);
+  for (const r of failed) {
+    const code = r.error?.code ?? 'E_IMPORTED';
     errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
   }
-  const first = messages[0];
-  return { errorsByCode, ...(first !== undefined ? { firstError: `${errorCodeOf(first).code}: ${first}` } : {}) };
+  const first = failed[0]?.error;
+  return { errorsByCode, ...(first ? { firstError: `${first.code}: ${first.message}` } : {}) };
 }
 
 /** Row label and kind in inferbench's words, from a closed loop of N, an open loop at R req/s, or everything at once. */

@@ -1,9 +1,11 @@
 import { configError } from '../core/errors.js';
+import { definitionLines } from '../import/definitions.js';
 import type { StoredRun } from '../store/run-store.js';
 import { capacityCharts } from './charts/capacity.js';
 import { gridCharts, sweepCharts, type ChartDef } from './charts/specs.js';
 import { rankCapacity } from './capacity-rank.js';
 import { compareSections, renderCompareCsv, renderCompareMarkdown } from './compare.js';
+import { pricesJson } from './gpu-prices.js';
 import { computeGridVerdict } from './grid-verdict.js';
 import { gridHeader, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import type { ReportBundle } from './outputs.js';
@@ -28,7 +30,7 @@ const runJson = (r: StoredRun, series: string): object => ({ id: r.id, name: r.n
 /** `inferbench report`: each run's own seed tables, charts over all of them, one HTML. */
 export function buildReportBundle(runs: StoredRun[], toolVersion: string): ReportBundle {
   const names = seriesNames(runs);
-  const markdown = runs.map((r) => `<!-- run ${r.id} · ${r.name} -->\n${renderMarkdownReport(r.summary)}`).join('\n');
+  const markdown = runs.map((r, i) => `<!-- run ${r.id} · ${r.name} -->\n${renderMarkdownReport(r.summary)}${definitionLines([r], [names[i] ?? r.id]).map((l, j) => `${j === 0 ? '\n' : ''}- ${l}\n`).join('')}`).join('\n');
   const sections = runs.map((r) => {
     const grid = r.summary.layout === 'grid';
     const stages = grid ? r.summary.stages : [...r.summary.stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
@@ -76,6 +78,8 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
       kind: 'compare',
       slo: opts.slo ?? null,
       gpuHourPrice: opts.gpuHourPrice ?? null,
+      // Every price used, in USD per GPU-hour: the one for every run, or each run's from the per-GPU list.
+      gpuHourPrices: pricesJson(runs, names, opts),
       commonRate: verdict.commonRate ?? null,
       runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)),
       sections: sections.map((s) => ({ series: s.series, heading: s.heading, table: s.table })),

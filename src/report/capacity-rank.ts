@@ -1,5 +1,6 @@
 import type { CapacityResult } from '../load/capacity-types.js';
 import type { StoredRun } from '../store/run-store.js';
+import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell, type PriceOptions } from './gpu-prices.js';
 import { capacityCell, capacityTerms, loadText, probeRow, sloLimitsText, type CapacityTerms } from './capacity-text.js';
 import type { Table } from './table.js';
 
@@ -10,7 +11,7 @@ import type { Table } from './table.js';
  * - capacity: the run's `feasibleMax` — the highest load whose probes met the SLO (monotone fit), ± the search's precision;
  * - capacity per GPU: capacity ÷ the run's GPUs (`--gpus`; 1 when the run did not record it, said so in the cell);
  * - requests per $: the requests served in one hour at capacity ÷ that hour's price of the run's GPUs
- *   (`--gpu-hour-price` × GPUs). On the rate axis the rate at capacity is the capacity itself; on the concurrency axis
+ *   (`--gpu-hour-price` × GPUs; with per-GPU prices, the price of the run's own GPU). On the rate axis the rate at capacity is the capacity itself; on the concurrency axis
  *   it is the achieved request rate of the passing probes at the capacity's stream count (their mean when repeated).
  */
 export interface CapacityRankEntry {
@@ -29,7 +30,9 @@ export interface CapacityRankEntry {
   /** Requests per second served at capacity (see above); null when not known. */
   requestsPerSAtCapacity: number | null;
   capacityPerGpu: number | null;
-  /** Only with --gpu-hour-price. */
+  /** USD per GPU-hour this run was priced at; null without prices or when its GPU has none. */
+  gpuHourPrice: number | null;
+  /** Only with --gpu-hour-price (or --prices), and only for a run with a price. */
   requestsPerDollar: number | null;
   /** 1 = most capacity; runs that never passed share the last rank. */
   rank: number;
@@ -77,7 +80,7 @@ function commonTerms(caps: readonly CapacityResult[]): CapacityRanking['terms'] 
 }
 
 /** The ranking, or undefined when fewer than two of the runs are capacity runs. */
-export function rankCapacity(runs: readonly StoredRun[], names: readonly string[], opts: { gpuHourPrice?: number }): CapacityRanking | undefined {
+export function rankCapacity(runs: readonly StoredRun[], names: readonly string[], opts: PriceOptions): CapacityRanking | undefined {
   const picked = runs.map((run, i) => ({ run, series: names[i] ?? run.id, c: run.summary.capacity })).filter((r): r is { run: StoredRun; series: string; c: CapacityResult } => r.c !== undefined);
   if (picked.length < 2) return undefined;
   const terms = commonTerms(picked.map((p) => p.c));
@@ -86,6 +89,7 @@ export function rankCapacity(runs: readonly StoredRun[], names: readonly string[
     const { context, target } = run.summary;
     const gpus = context.gpus ?? 1;
     const perS = requestsPerSAtCapacity(run, c);
+    const price = runPrice(run, opts).price ?? null;
     return {
       runId: run.id,
       series,
@@ -100,8 +104,10 @@ export function rankCapacity(runs: readonly StoredRun[], names: readonly string[
       precision: c.precision,
       requestsPerSAtCapacity: perS,
       capacityPerGpu: c.feasibleMax === null ? null : c.feasibleMax / gpus,
-      requestsPerDollar: opts.gpuHourPrice !== undefined && perS !== null ? (perS * 3600) / (opts.gpuHourPrice * gpus) : null,
+      gpuHourPrice: price,
+      requestsPerDollar: price !== null && perS !== null ? (perS * 3600) / (price * gpus) : null,
       c,
+      run,
     };
   });
   // Capacities in different units (streams vs req/s, only with --allow-mismatch) are ordered by the request rate they serve.
@@ -113,24 +119,25 @@ export function rankCapacity(runs: readonly StoredRun[], names: readonly string[
   const rankPerDollar = ranksBy(rows, (r) => r.requestsPerDollar);
   const order = rows.map((_, i) => i).sort((a, b) => (rank[a] as number) - (rank[b] as number) || a - b);
   const entries: CapacityRankEntry[] = order.map((i) => {
-    const { c: _c, ...r } = rows[i] as (typeof rows)[number];
+    const { c: _c, run: _run, ...r } = rows[i] as (typeof rows)[number];
     return { ...r, rank: rank[i] as number, rankPerGpu: rankPerGpu[i] ?? null, rankPerDollar: rankPerDollar[i] ?? null };
   });
   const caps = order.map((i) => (rows[i] as (typeof rows)[number]).c);
+  const ranked = order.map((i) => (rows[i] as (typeof rows)[number]).run);
   return {
     orderedBy: sameUnit ? `capacity (${picked[0]?.c.unit})` : 'request rate at capacity (the runs differ in axis)',
     entries,
-    table: rankingTable(entries, caps, opts),
-    lines: rankingLines(entries, caps, terms, opts, runs.length - picked.length),
+    table: rankingTable(entries, caps, ranked, opts),
+    lines: rankingLines(entries, caps, ranked, terms, opts, runs.length - picked.length),
     terms,
   };
 }
 
-function rankingTable(entries: readonly CapacityRankEntry[], caps: readonly CapacityResult[], opts: { gpuHourPrice?: number }): Table {
+function rankingTable(entries: readonly CapacityRankEntry[], caps: readonly CapacityResult[], runs: readonly StoredRun[], opts: PriceOptions): Table {
   const concurrency = entries.some((e) => e.axis === 'concurrency');
   const headers = ['Rank', 'Run', 'Engine', 'GPUs', 'Capacity', 'First failure', 'Capacity per GPU (rank)'];
   if (concurrency) headers.push('req/s at capacity');
-  if (opts.gpuHourPrice !== undefined) headers.push(`Requests per $ at capacity (at $${opts.gpuHourPrice}/GPU-hour) (rank)`);
+  if (pricesGiven(opts)) headers.push(`Requests per $ at capacity (${priceBasis(runs, opts)}) (rank)`);
   const rows = entries.map((e, i) => {
     const c = caps[i] as CapacityResult;
     const perGpuUnit = e.unit === 'streams' ? 'streams' : 'req/s';
@@ -144,7 +151,10 @@ function rankingTable(entries: readonly CapacityRankEntry[], caps: readonly Capa
       e.capacityPerGpu === null ? '—' : `${num(e.capacityPerGpu)} ${perGpuUnit} (#${e.rankPerGpu})`,
     ];
     if (concurrency) row.push(e.requestsPerSAtCapacity === null ? '—' : num(e.requestsPerSAtCapacity));
-    if (opts.gpuHourPrice !== undefined) row.push(e.requestsPerDollar === null ? '—' : `${num(e.requestsPerDollar, 0)} (#${e.rankPerDollar})`);
+    if (pricesGiven(opts)) {
+      const price = runPrice(runs[i] as StoredRun, opts);
+      row.push(price.price === undefined ? unpricedCell(price) : e.requestsPerDollar === null ? '—' : `${num(e.requestsPerDollar, 0)} (#${e.rankPerDollar})`);
+    }
     return row;
   });
   return { headers, rows };
@@ -158,7 +168,14 @@ function overlaps(a: CapacityRankEntry, b: CapacityRankEntry): boolean {
   return a.feasibleMax < bHi && b.feasibleMax < aHi;
 }
 
-function rankingLines(entries: readonly CapacityRankEntry[], caps: readonly CapacityResult[], terms: CapacityRanking['terms'], opts: { gpuHourPrice?: number }, leftOut: number): string[] {
+function rankingLines(
+  entries: readonly CapacityRankEntry[],
+  caps: readonly CapacityResult[],
+  runs: readonly StoredRun[],
+  terms: CapacityRanking['terms'],
+  opts: PriceOptions,
+  leftOut: number,
+): string[] {
   const lines: string[] = [];
   const differ = (Object.keys(terms) as (keyof CapacityTerms)[]).filter((k) => terms[k] === null);
   if (differ.length) {
@@ -188,13 +205,16 @@ function rankingLines(entries: readonly CapacityRankEntry[], caps: readonly Capa
     const u = (e: CapacityRankEntry): string => `${num(e.capacityPerGpu as number)} ${e.unit === 'streams' ? 'streams' : 'req/s'} per GPU`;
     lines.push(`Most capacity per GPU: ${g[0].series} — ${u(g[0])} (next: ${g[1].series} at ${u(g[1])}).`);
   }
-  if (opts.gpuHourPrice === undefined) {
+  if (!pricesGiven(opts)) {
     lines.push('Add --gpu-hour-price USD for the requests served per dollar at capacity.');
   } else {
     const d = best((e) => e.requestsPerDollar);
     if (d.length >= 2 && d[0] && d[1]) lines.push(`Most requests per $: ${d[0].series} — ${num(d[0].requestsPerDollar as number, 0)} requests per $ at capacity (next: ${d[1].series} at ${num(d[1].requestsPerDollar as number, 0)}).`);
     const concurrency = entries.some((e) => e.axis === 'concurrency') ? "; on the concurrency axis, at the achieved req/s of the capacity's stream count" : '';
-    lines.push(`Requests per $ = requests served in one hour at capacity ÷ ($${opts.gpuHourPrice} per GPU-hour × the run's GPUs)${concurrency}.`);
+    const price = opts.gpuHourPrice !== undefined ? `$${opts.gpuHourPrice} per GPU-hour` : "the run's GPU-hour price";
+    const each = opts.gpuHourPrice !== undefined ? '' : `, ${priceBasis(runs, opts)}`;
+    lines.push(`Requests per $ = requests served in one hour at capacity ÷ (${price} × the run's GPUs)${concurrency}${each}.`);
+    lines.push(...missingPriceLines(runs, entries.map((e) => e.series), opts));
   }
   const ceiling = entries.filter((e) => e.feasibleMax !== null && e.firstBreach === null);
   if (ceiling.length) lines.push(`No load failed for ${ceiling.map((e) => e.series).join(', ')}: the search hit its ceiling, so the capacity is a lower bound.`);

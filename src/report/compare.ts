@@ -1,5 +1,7 @@
 import { onCurve, type StageSummary } from '../metrics/summary.js';
+import { definitionLines } from '../import/definitions.js';
 import type { StoredRun } from '../store/run-store.js';
+import { pricesGiven } from './gpu-prices.js';
 import { type GridCell, gridCells, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import { renderCsv, renderMarkdown, type Table } from './table.js';
 import { interpolateAt, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
@@ -86,6 +88,9 @@ export function renderCompareMarkdown(
   for (const s of sections) out.push(s.heading, '', renderMarkdown(s.table), '');
   if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) out.push('\\* completed under 90% of the target rate: the server could not keep up.', '');
   out.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).', '');
+  // Runs imported from other tools: how their figures map onto inferbench's definitions, and what was left out.
+  const definitions = definitionLines(runs, sections.map((s) => s.series));
+  if (definitions.length) out.push(...definitions.map((l) => `- ${l}`), '');
   if (capacity) {
     out.push('## Capacity ranking', '', renderMarkdown(capacity.table), '');
     for (const line of capacity.lines) out.push(`- ${line}`);
@@ -93,7 +98,7 @@ export function renderCompareMarkdown(
   }
   out.push(`## Verdict at matched load${opts.slo ? ` (SLO: ${sloText(opts.slo)}, no failed request)` : ''}`, '', renderMarkdown(verdict.table), '');
   for (const line of verdict.lines) if (!warnings.includes(line)) out.push(`- ${line}`);
-  if (opts.gpuHourPrice === undefined) out.push('- Add --gpu-hour-price USD for the cost per 1M output tokens.');
+  if (!pricesGiven(opts)) out.push('- Add --gpu-hour-price USD for the cost per 1M output tokens.');
   return `${out.join('\n')}\n`;
 }
 

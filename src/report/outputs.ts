@@ -6,9 +6,10 @@ import { readRequestSample } from '../store/requests-reader.js';
 import type { ChartDef } from './charts/specs.js';
 import { specToSvg, svgToPng } from './charts/render.js';
 import { renderHtml } from './html.js';
+import { llmdReports } from './llmd.js';
 import type { Table } from './table.js';
 
-export const REPORT_FORMATS = ['md', 'csv', 'json', 'html', 'png', 'svg'] as const;
+export const REPORT_FORMATS = ['md', 'csv', 'json', 'html', 'png', 'svg', 'llmd'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export function parseFormats(raw: string): ReportFormat[] {
@@ -49,6 +50,8 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
   if (formats.includes('md')) put(`${bundle.kind}.md`, bundle.markdown);
   if (formats.includes('csv')) for (const c of bundle.csv) put(c.file, c.text);
   if (formats.includes('json')) put(`${bundle.kind}.json`, `${JSON.stringify({ schemaVersion: 1, ...bundle.json }, null, 2)}\n`);
+  // llm-d benchmark report v0.2: one file per row of every run (llmd.ts).
+  if (formats.includes('llmd')) for (const run of bundle.runs) for (const r of llmdReports(run)) put(r.file, `${JSON.stringify(r.doc, null, 2)}\n`);
   if (formats.includes('png') || formats.includes('svg')) {
     for (const chart of bundle.charts) {
       const svg = await specToSvg(chart.spec);

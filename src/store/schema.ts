@@ -134,6 +134,8 @@ export const manifestSchema = z.object({
   command: z.string().optional(),
   seed: z.number().optional(),
   node: z.string().optional(),
+  /** `inferbench import`: the other tool's file the run was made from. */
+  source: z.object({ tool: z.string(), version: z.string(), file: z.string() }).optional(),
 });
 
 export type ParsedSummary = z.infer<typeof summarySchema>;

@@ -4,6 +4,7 @@ import type { LiveMessage, LivePoint, LiveRun, LiveSnapshot, LiveStatus } from '
 import type { FeedBatch } from './feed-types.js';
 import { pidAlive } from './marker.js';
 import { RequestsTail } from './requests-tail.js';
+import { ttftScatter } from './ui-charts.js';
 
 /** Points kept per live run; past that every second one is dropped and only every second new one is kept. */
 const POINT_LIMIT = 4000;
@@ -78,7 +79,7 @@ export class LiveHub {
 
   snapshot(id: string): LiveSnapshot | undefined {
     const e = [...this.entries.values()].find((x) => x.run.id === id);
-    return e ? { run: e.run, points: e.points } : undefined;
+    return e ? { run: e.run, points: e.points, chart: ttftScatter(e.points, `${e.run.model} — each successful measured request as the run writes it`) } : undefined;
   }
 
   /** An SSE stream: `live` events as runs progress, `runs` when the results folder changed. */

@@ -48,7 +48,7 @@ export function commandLine(manifest: Record<string, unknown> | null): string {
     return `imported from ${String(source.file ?? '?')} (${source.tool}${source.version ? ` ${String(source.version)}` : ''})`;
   }
   const command = typeof safe['command'] === 'string' ? safe['command'] : 'run';
-  return `inferbench ${command} … (this version did not save the command line; its options are in manifest.json below)`;
+  return `inferbench ${command} … (the exact command line was not saved with this run; its options are in manifest.json below)`;
 }
 
 function metadata(entry: CatalogEntry & { run: StoredRun }): [string, string][] {

@@ -14,6 +14,8 @@ export function ttftScatter(points: readonly LivePoint[], subtitle: string): Cha
     title: { text: 'Time to first token over the run', subtitle },
     width: 560,
     height: 260,
+    // Points arrive while the view is on screen: let the layout grow with the axes.
+    autosize: { type: 'pad', resize: true },
     data: { name: 'points', values: points.map((p) => ({ ...p })) },
     mark: { type: 'point', filled: true, size: 18, opacity: 0.6, tooltip: true },
     encoding: {

@@ -75,6 +75,44 @@ describe('capacity ranking (compare of capacity runs)', () => {
     expect(ranking?.table.rows[0]?.[6]).toBe('5.00 streams (#2)');
   });
 
+  it('prices each run by its own GPU with per-GPU prices, so the per-dollar rank can differ from the per-GPU rank', () => {
+    // 8.40 req/s on one H100 and 7.60 on one A100 recorded under an alias; one run recorded no GPU, one a GPU not listed.
+    const h100 = capacityRun({ id: 'ffff0001', engine: 'tgi', gpu: 'H100', gpus: 1, probes: [[4, true], [8, true], [8.4, true], [8.8, false]] });
+    const a100 = capacityRun({ id: 'ffff0002', engine: 'vllm', gpu: 'A100-SXM4-80GB', gpus: 1, probes: [[4, true], [7.6, true], [8, false]] });
+    const bare = capacityRun({ id: 'ffff0003', engine: 'sglang', gpus: 1, probes: [[4, true], [6, true], [7, false]] });
+    const l40s = capacityRun({ id: 'ffff0004', engine: 'lmdeploy', gpu: 'L40S', gpus: 1, probes: [[2, true], [3, false]] });
+    const runs = [h100, a100, bare, l40s];
+    const names = seriesNames(runs);
+
+    // One price for every run: per $ is per GPU scaled, the same order.
+    const flat = rankCapacity(runs, names, { gpuHourPrice: 2 });
+    expect(flat?.entries.map((e) => [e.runId, e.rankPerGpu, e.rankPerDollar])).toEqual([
+      ['ffff0001', 1, 1],
+      ['ffff0002', 2, 2],
+      ['ffff0003', 3, 3],
+      ['ffff0004', 4, 4],
+    ]);
+
+    const ranking = rankCapacity(runs, names, { gpuHourPrices: { H100: 2.49, 'A100-80GB': 1.79 } });
+    const e = ranking?.entries ?? [];
+    expect(e.map((x) => x.runId)).toEqual(['ffff0001', 'ffff0002', 'ffff0003', 'ffff0004']);
+    expect(e.map((x) => x.gpuHourPrice)).toEqual([2.49, 1.79, null, null]);
+    // 8.4 × 3600 ÷ 2.49 = 12,144.58; 7.6 × 3600 ÷ 1.79 = 15,284.92: the A100 leads per dollar, the H100 per GPU.
+    expect(e[0]?.requestsPerDollar).toBeCloseTo(12144.578313, 5);
+    expect(e[1]?.requestsPerDollar).toBeCloseTo(15284.916201, 5);
+    expect(e.map((x) => x.rankPerGpu)).toEqual([1, 2, 3, 4]);
+    expect(e.map((x) => x.rankPerDollar)).toEqual([2, 1, null, null]);
+
+    const t = ranking?.table;
+    expect(t?.headers[7]).toBe("Requests per $ at capacity (at each run's GPU-hour price: H100 $2.49, A100-80GB $1.79) (rank)");
+    expect(t?.rows.map((r) => r[7])).toEqual(['12,145 (#2)', '15,285 (#1)', '— (no GPU recorded)', '— (no price for L40S)']);
+    const text = ranking?.lines.join('\n') ?? '';
+    expect(text).toContain(`Most requests per $: ${names[1]} — 15,285 requests per $ at capacity (next: ${names[0]} at 12,145).`);
+    expect(text).toContain("Requests per $ = requests served in one hour at capacity ÷ (the run's GPU-hour price × the run's GPUs), at each run's GPU-hour price: H100 $2.49, A100-80GB $1.79.");
+    expect(ranking?.lines).toContain(`No GPU-hour price for ${names[2]}: the run recorded no GPU (record it with --gpu NAME), so it gets no cost; one --gpu-hour-price USD prices every run alike.`);
+    expect(ranking?.lines).toContain(`No GPU-hour price for ${names[3]} (GPU L40S): it gets no cost; add L40S=USD to --gpu-hour-price.`);
+  });
+
   it('needs two capacity runs, and leaves other runs out saying so', () => {
     expect(rankCapacity([big], ['x'], {})).toBeUndefined();
     const sweep = { ...small, id: 'dddd0001', summary: { ...small.summary } };

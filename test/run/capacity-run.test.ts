@@ -7,16 +7,17 @@ import type { CapacityResult } from '../../src/load/capacity-types.js';
 import { runCli } from '../helpers/cli.js';
 import { startSlotServer, type SlotServer } from '../helpers/slot-server.js';
 
-// A server of known capacity: 4 slots, each request holds one for 5 ms + 7 × 10 ms = 75 ms, the rest queue FIFO.
-// It holds 4 streams, and 4 / 0.075 s = 53 req/s (a little less with HTTP and client time on top of the 75 ms).
+// A server of known capacity: 4 slots, each request holds one for 5 ms + 7 × 20 ms = 145 ms, the rest queue FIFO.
+// It holds 4 streams, and 4 / 0.145 s = 27.6 req/s. On a loaded machine its timers run late and the service time
+// grows with them: the rate test also checks against 4 / (the service time the synchronous probe measured).
 const SLOTS = 4;
-const SERVICE_S = 0.075;
+const SERVICE_S = 0.145;
 let server: SlotServer;
 const common = ['--output-tokens', '8', '--prompt-tokens', '32', '--tokenizer', 'approx', '--max-seconds', '1', '--no-progress'];
 
 beforeAll(async () => {
   // cacheKeyChars past any prompt: every prompt is new to the server (no prefix-cache shortcut).
-  server = await startSlotServer({ slots: SLOTS, prefillMs: 5, tokenMs: 10, metrics: true, cacheKeyChars: 1_000_000 });
+  server = await startSlotServer({ slots: SLOTS, prefillMs: 5, tokenMs: 20, metrics: true, cacheKeyChars: 1_000_000 });
 });
 afterAll(async () => server.close());
 
@@ -27,13 +28,13 @@ function capacityOf(dir: string): CapacityResult {
 describe('run --profile capacity against a server of known capacity', () => {
   it('finds the stream count on the concurrency axis', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cap-')), 'run');
-    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--capacity-axis', 'concurrency', '--slo', 'ttft:40', '--out', out, ...common]);
+    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--capacity-axis', 'concurrency', '--slo', 'ttft:60', '--out', out, ...common]);
     expect(r.code, r.stderr).toBe(0);
     const c = capacityOf(out);
     expect(c.feasibleMax).toBe(SLOTS);
     expect(c.firstBreach).toBe(SLOTS + 1);
-    expect(r.stdout).toContain(`capacity: ${SLOTS} streams — the most concurrent streams at which 99% of requests met ttft ≤ 40 ms`);
-    expect(r.stdout).toContain('99% attainment of ttft ≤ 40 ms is the same as p99 TTFT ≤ 40 ms');
+    expect(r.stdout).toContain(`capacity: ${SLOTS} streams — the most concurrent streams at which 99% of requests met ttft ≤ 60 ms`);
+    expect(r.stdout).toContain('99% attainment of ttft ≤ 60 ms is the same as p99 TTFT ≤ 60 ms');
     // every probe is a row of the table, marked against the target
     expect(r.stdout).toMatch(/concurrent@4 .*\|\s+pass 100\.0% of \d+/);
     expect(r.stdout).toMatch(/concurrent@5 .*\|\s+FAIL \d+\.\d% of \d+/);
@@ -41,13 +42,16 @@ describe('run --profile capacity against a server of known capacity', () => {
 
   it('finds N/S on the rate axis within 10%', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cap-')), 'run');
-    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--slo', 'ttft:40', '--out', out, '--json', ...common]);
+    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--slo', 'ttft:60', '--out', out, '--json', ...common]);
     expect(r.code, r.stderr).toBe(0);
     const printed = JSON.parse(r.stdout) as { capacity: CapacityResult };
     const c = capacityOf(out);
     expect(printed.capacity).toEqual(c);
-    const truth = SLOTS / SERVICE_S;
-    expect(Math.abs((c.feasibleMax as number) - truth) / truth).toBeLessThanOrEqual(0.1);
+    const nominal = SLOTS / SERVICE_S;
+    const sync = (printed as unknown as { stages: Array<{ label: string; metrics: { e2eMs?: { mean: number } } }> }).stages.find((st) => st.label === 'synchronous');
+    const measured = SLOTS / ((sync?.metrics.e2eMs?.mean ?? 0) / 1000);
+    expect(Math.abs((c.feasibleMax as number) - measured) / measured).toBeLessThanOrEqual(0.1);
+    expect(Math.abs((c.feasibleMax as number) - nominal) / nominal).toBeLessThanOrEqual(0.15);
     expect(((c.firstBreach as number) - (c.feasibleMax as number)) / (c.feasibleMax as number)).toBeLessThanOrEqual(0.05 + 1e-9);
     expect(c.probes.map((p) => p.load)).toEqual([...c.probes.map((p) => p.load)].sort((a, b) => a - b));
   }, 120_000);

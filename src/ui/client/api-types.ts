@@ -61,6 +61,12 @@ export interface RunView {
   hasTelemetry: boolean;
 }
 
+/** GET /api/runs/:id for a live run whose first row has not finished (no summary.json yet). */
+export interface RunPending {
+  pending: true;
+  live: LiveRun;
+}
+
 export interface RequestsView {
   /** Measured (non-warm-up) requests read. */
   total: number;
@@ -152,4 +158,6 @@ export interface LiveMessage {
 export interface LiveSnapshot {
   run: LiveRun;
   points: LivePoint[];
+  /** The live TTFT scatter with those points; its data set `points` takes the new ones as they come. */
+  chart: ChartJson;
 }
