@@ -134,6 +134,7 @@ export function importGuidellm(doc: Obj, file: string): ImportedRun {
     const failed = rows.filter((r) => r.status === 'error');
     const errorTally = failed.length === errors ? tallyErrors(failed) : { errorsByCode: errors > 0 ? { E_IMPORTED: errors } : {} };
     const durationS = num(b['duration']) ?? Number.NaN;
+    const concurrency = num(obj(obj(m['request_concurrency'])['total'])['mean']);
     return buildStage({
       index,
       ...shapeOf(obj(obj(b['config'])['strategy'])),
@@ -144,7 +145,7 @@ export function importGuidellm(doc: Obj, file: string): ImportedRun {
       ...errorTally,
       totalOutputTokens: num(obj(successful(m, 'output_token_count'))['total_sum']),
       totalPromptTokens: num(obj(successful(m, 'prompt_token_count'))['total_sum']),
-      ...(num(obj(obj(m['request_concurrency'])['total'])['mean']) !== undefined ? { meanConcurrency: num(obj(obj(m['request_concurrency'])['total'])['mean']) as number } : {}),
+      ...(concurrency !== undefined ? { meanConcurrency: concurrency } : {}),
       metrics,
     });
   });
@@ -153,8 +154,12 @@ export function importGuidellm(doc: Obj, file: string): ImportedRun {
   const rps = num(obj(successful(obj(first['metrics']), 'requests_per_second'))['mean']);
   const tps = num(obj(successful(obj(first['metrics']), 'output_tokens_per_second'))['mean']);
   notes.mapped('ttftMs, e2eMs (request latency), prompt/output tokens', "GuideLLM's time_to_first_token_ms, request_latency (s → ms), prompt_token_count and output_token_count over successful requests, the same definitions; means, medians, percentiles and stddev carried as GuideLLM computed them (its percentile method is its own, not linear interpolation)");
-  notes.mapped('itlMs', sampled ? 'left out where the file holds a sample of the requests only' : "recomputed over requests from GuideLLM's per-request inter_token_latency_ms, (last − first token)/(N − 1): GuideLLM's aggregate weights it by tokens, inferbench's by requests");
-  notes.mapped('latency per (output) token', sampled ? 'left out (sampled requests)' : 'computed per request from request_latency and the token counts (inferbench formulas)');
+  if (sampled) {
+    notes.leftOut('ITL, latency per (output) token', "GuideLLM's aggregate ITL weights requests by their tokens, and the file holds a sample of the requests only (--sample-size), too few to recompute it over every request");
+  } else {
+    notes.mapped('itlMs', "recomputed over requests from GuideLLM's per-request inter_token_latency_ms, (last − first token)/(N − 1): GuideLLM's aggregate weights it by tokens, inferbench's by requests");
+    notes.mapped('latency per (output) token', 'computed per request from request_latency and the token counts (inferbench formulas)');
+  }
   notes.mapped(
     'throughput',
     `inferbench's formula — completions (tokens) / the benchmark's duration — from GuideLLM's totals; GuideLLM's own requests_per_second and output_tokens_per_second means are rates over its time series (first row: ${rps?.toFixed(3) ?? '—'} req/s, ${tps?.toFixed(1) ?? '—'} tok/s) and are not carried`,
@@ -178,7 +183,14 @@ export function importGuidellm(doc: Obj, file: string): ImportedRun {
   const epochIso = (s: unknown): string => (num(s) !== undefined ? new Date((num(s) as number) * 1000).toISOString() : '');
   const warm = obj(profile['warmup']);
   const cool = obj(profile['cooldown']);
-  const phase = (p: Obj): string => (num(p['value']) ?? num(p['percent'])) !== undefined ? `${num(p['value']) ?? `${(num(p['percent']) as number) * 100}%`} (${str(p['mode']) ?? ''})` : 'none';
+  /** GuideLLM's warm-up / cool-down: a value (seconds or requests, by its mode) or a share of the benchmark. */
+  const phase = (p: Obj): string => {
+    const value = num(p['value']);
+    const percent = num(p['percent']);
+    if (value === undefined && percent === undefined) return 'none';
+    return `${value ?? `${(percent as number) * 100}%`} (${str(p['mode']) ?? 'prefer_duration'})`;
+  };
+  const url = str(backend['target']) ?? str(specBackend['target']);
   return {
     source: { tool: 'guidellm', version, file },
     summary: {
@@ -191,7 +203,7 @@ export function importGuidellm(doc: Obj, file: string): ImportedRun {
         ...(promptTokens !== undefined && outputTokens !== undefined ? { promptTokens, outputTokens } : {}),
       },
       target: {
-        ...(str(backend['target']) ?? str(specBackend['target']) ? { url: (str(backend['target']) ?? str(specBackend['target'])) as string } : {}),
+        ...(url !== undefined ? { url } : {}),
         api: format.includes('chat') ? 'openai-chat' : format.includes('completions') ? 'openai-completions' : format || 'unknown',
         engine: 'unknown',
         model,

@@ -7,7 +7,8 @@ import { isObj, num, str, type ImportedRecord, type ImportedRun, type Obj } from
 
 /** One `vllm bench serve --save-result` object (formats.md §5). */
 export function isVllmResult(v: unknown): v is Obj {
-  return isObj(v) && num(v['completed']) !== undefined && num(v['duration']) !== undefined && 'model_id' in v && ('num_prompts' in v || 'tokenizer_id' in v);
+  // SGLang's lines echo many of the same arguments; its e2e key is spelled differently.
+  return isObj(v) && num(v['completed']) !== undefined && num(v['duration']) !== undefined && 'model_id' in v && ('num_prompts' in v || 'tokenizer_id' in v) && !('mean_e2e_latency_ms' in v);
 }
 
 /** vLLM writes request_rate as a number or the string "inf". */

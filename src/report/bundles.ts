@@ -1,5 +1,5 @@
 import { configError } from '../core/errors.js';
-import { definitionLines } from '../import/definitions.js';
+import { DEFINITIONS_NOTE, importedRunLine } from '../import/definitions.js';
 import type { StoredRun } from '../store/run-store.js';
 import { capacityCharts } from './charts/capacity.js';
 import { gridCharts, sweepCharts, type ChartDef } from './charts/specs.js';
@@ -30,7 +30,9 @@ const runJson = (r: StoredRun, series: string): object => ({ id: r.id, name: r.n
 /** `inferbench report`: each run's own seed tables, charts over all of them, one HTML. */
 export function buildReportBundle(runs: StoredRun[], toolVersion: string): ReportBundle {
   const names = seriesNames(runs);
-  const markdown = runs.map((r, i) => `<!-- run ${r.id} · ${r.name} -->\n${renderMarkdownReport(r.summary)}${definitionLines([r], [names[i] ?? r.id]).map((l, j) => `${j === 0 ? '\n' : ''}- ${l}\n`).join('')}`).join('\n');
+  // Imported runs: a line under each one's table (its tool, what it left out), the definitions note once at the end.
+  const imported = runs.map((r, i) => importedRunLine(r, names[i] ?? r.id));
+  const markdown = `${runs.map((r, i) => `<!-- run ${r.id} · ${r.name} -->\n${renderMarkdownReport(r.summary)}${imported[i] ? `\n- ${imported[i]}\n` : ''}`).join('\n')}${imported.some(Boolean) ? `\n- ${DEFINITIONS_NOTE}\n` : ''}`;
   const sections = runs.map((r) => {
     const grid = r.summary.layout === 'grid';
     const stages = grid ? r.summary.stages : [...r.summary.stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));

@@ -7,7 +7,6 @@ import type { ChartDef } from '../report/charts/specs.js';
 import { histogramChart } from '../report/charts/specs.js';
 import { mismatchText, runMismatches } from '../report/comparability.js';
 import { plainHeading } from '../report/html-escape.js';
-import { renderMarkdownReport } from '../report/run-summary.js';
 import type { StoredRun } from '../store/run-store.js';
 import { toolVersion } from '../cli/version.js';
 import type { ChartJson, CompareView, RequestsView, RunView, TelemetryView } from './client/api-types.js';
@@ -19,8 +18,8 @@ import { telemetryCharts, ttftScatter, type TelemetrySample } from './ui-charts.
 const chartJson = (c: ChartDef): ChartJson => ({ name: c.name, title: c.title, spec: c.spec as unknown as Record<string, unknown> });
 
 /**
- * The lines `inferbench report` prints under a run's table (findings, row marks, the capacity answer), read back
- * from renderMarkdownReport so the dashboard says exactly what the terminal says.
+ * The lines `inferbench report` prints under a run's table (findings, row marks, the capacity answer, an import's
+ * definitions), read back from its markdown so the dashboard says exactly what the terminal says.
  */
 export function tableFoot(markdown: string): { notes: string[]; verdict?: string } {
   const lines = markdown.split('\n');
@@ -80,7 +79,8 @@ export function runView(entry: CatalogEntry & { run: StoredRun }): RunView {
   const run = entry.run;
   const bundle = buildReportBundle([run], toolVersion());
   const section = bundle.sections[0];
-  const foot = tableFoot(renderMarkdownReport(run.summary));
+  // The report's markdown: the notes under the table, and for an imported run how its figures were mapped.
+  const foot = tableFoot(bundle.markdown);
   const health = (run.summary as { health?: Parameters<typeof healthLine>[0] }).health;
   return {
     row: entry.row,

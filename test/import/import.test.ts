@@ -75,6 +75,54 @@ describe('import GuideLLM 0.7 benchmarks.json (real file: llama.cpp, 8 streams, 
   });
 });
 
+describe('import GuideLLM sweeps, failures and sampled requests (the real file, edited)', () => {
+  const src = sourceJson(GUIDELLM);
+  const b = (src['benchmarks'] as Item[])[0]!;
+  const write = (doc: unknown): string => {
+    const path = join(tmp(), 'benchmarks.json');
+    writeFileSync(path, JSON.stringify(doc));
+    return path;
+  };
+  const withStrategy = (strategy: Item): Item => ({ ...b, config: { ...(b['config'] as Item), strategy } });
+
+  it('makes one stage per benchmark of a sweep, and marks an open row far under its target', () => {
+    const sweep = { ...src, benchmarks: [withStrategy({ type_: 'synchronous' }), b, withStrategy({ type_: 'constant', rate: 20 }), withStrategy({ type_: 'poisson', rate: 40 }), withStrategy({ type_: 'throughput', max_concurrency: 512 })] };
+    const { run, lines } = importAndOpen(write(sweep));
+    expect(run.summary.stages.map((s) => s.label)).toEqual(['synchronous', 'concurrent@8', 'asynchronous@20.00 req/sec', 'asynchronous@40.00 req/sec', 'throughput']);
+    expect(run.summary.stages.map((s) => s.kind)).toEqual(['closed', 'closed', 'open', 'open', 'burst']);
+    // 24.6 req/s completed: keeps up with 20, not with 40 (under 80% of it over the whole benchmark).
+    expect(run.summary.stages[2]!.belowTarget).toBe(false);
+    expect(run.summary.stages[3]).toMatchObject({ belowTarget: true, targetRate: 40 });
+    expect(run.summary.stages[3]!.overload).toContain('of the 40.00 req/s target');
+    expect(lines).toHaveLength(250);
+    expect(new Set(lines.map((l) => l['stage']))).toEqual(new Set([0, 1, 2, 3, 4]));
+    expect(new Set(lines.map((l) => l['id'])).size).toBe(250);
+  });
+
+  it('counts failed requests by code from their messages', () => {
+    const requests = b['requests'] as Item;
+    const [failed, ...ok] = requests['successful'] as Item[];
+    const errored = { ...failed!, info: { ...(failed!['info'] as Item), status: 'errored', error: "HTTPStatusError: Server error '500 Internal Server Error' for url 'http://127.0.0.1:8090/v1/completions'" } };
+    const metrics = { ...(b['metrics'] as Item), request_totals: { successful: 49, errored: 1, incomplete: 0, total: 50 } };
+    const { run, lines } = importAndOpen(write({ ...src, benchmarks: [{ ...b, metrics, requests: { ...requests, successful: ok, errored: [errored] } }] }));
+    const stage = run.summary.stages[0]!;
+    expect(stage.requests).toMatchObject({ total: 50, ok: 49, errors: 1 });
+    expect(stage.errorsByCode).toEqual({ 'E_HTTP_STATUS:500': 1 });
+    expect(stage.firstError).toMatch(/^E_HTTP_STATUS:500: HTTPStatusError/);
+    expect(lines.filter((l) => l['status'] === 'error')).toHaveLength(1);
+  });
+
+  it('leaves ITL out when the file holds a sample of the requests only (--sample-size)', () => {
+    const requests = b['requests'] as Item;
+    const sampled = { ...b, requests: { ...requests, successful: (requests['successful'] as Item[]).slice(0, 10) } };
+    const { run, lines } = importAndOpen(write({ ...src, benchmarks: [sampled] }));
+    expect(run.summary.stages[0]!.metrics.itlMs).toBeUndefined();
+    expect(run.summary.stages[0]!.metrics.ttftMs?.count).toBe(50);
+    expect(run.summary.notes).toContain('requests.jsonl holds the sample of requests GuideLLM kept (--sample-size), not every request');
+    expect(lines).toHaveLength(10);
+  });
+});
+
 describe('import vLLM bench serve --save-result --save-detailed (real file)', () => {
   const src = sourceJson(VLLM);
   const { run, lines } = importAndOpen(VLLM);

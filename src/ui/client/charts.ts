@@ -19,12 +19,31 @@ export interface Chart {
   ready: Promise<VegaView | undefined>;
 }
 
-/** Views of the page on screen, finalized when the page changes (their timers and listeners go with them). */
-const views = new Set<VegaView>();
+/** Views drawn, with their containers: finalized (timers and listeners with them) when the page changes or they leave it. */
+const views = new Map<VegaView, Element>();
 
 export function disposeCharts(): void {
-  for (const v of views) v.finalize();
+  for (const v of views.keys()) v.finalize();
   views.clear();
+}
+
+/**
+ * A live page re-draws its charts after every row: the views it replaced are finalized here. Run after the
+ * current task, when the new charts are in the page and the old ones are out of it.
+ */
+let pruneQueued = false;
+function pruneDetached(): void {
+  if (pruneQueued) return;
+  pruneQueued = true;
+  setTimeout(() => {
+    pruneQueued = false;
+    for (const [v, el] of views) {
+      if (!el.isConnected) {
+        v.finalize();
+        views.delete(v);
+      }
+    }
+  }, 0);
 }
 
 /**
@@ -36,8 +55,9 @@ export function chart(def: ChartJson): Chart {
   const figure = h('figure', { class: 'chart', data: { chart: def.name } }, container);
   const ready = (async () => {
     try {
+      pruneDetached();
       const view = new vega.View(vega.parse(vegaLite.compile(def.spec).spec), { renderer: 'svg', container, hover: true });
-      views.add(view);
+      views.set(view, container);
       await view.runAsync();
       return view;
     } catch (err) {
