@@ -1,5 +1,5 @@
 import { configError, isUserError } from '../core/errors.js';
-import { defaultLabel, importSource, writeImportedRun } from '../import/index.js';
+import { defaultLabel, importSource, writeImportedRun } from '../interop/index.js';
 import { DEFAULT_RESULTS_DIR, runIdOf } from '../store/run-store.js';
 import { checkOutputDir } from './preflight.js';
 import { toolVersion } from './version.js';

@@ -1,5 +1,5 @@
 import { configError } from '../core/errors.js';
-import { DEFINITIONS_NOTE, importedRunLine } from '../import/definitions.js';
+import { DEFINITIONS_NOTE, importedRunLine } from '../interop/definitions.js';
 import type { StoredRun } from '../store/run-store.js';
 import { capacityCharts } from './charts/capacity.js';
 import { gridCharts, sweepCharts, type ChartDef } from './charts/specs.js';

@@ -1,5 +1,5 @@
 import { onCurve, type StageSummary } from '../metrics/summary.js';
-import { definitionLines } from '../import/definitions.js';
+import { definitionLines } from '../interop/definitions.js';
 import type { StoredRun } from '../store/run-store.js';
 import { pricesGiven } from './gpu-prices.js';
 import { type GridCell, gridCells, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';

@@ -6,7 +6,7 @@ import { readRequestSample } from '../store/requests-reader.js';
 import type { ChartDef } from './charts/specs.js';
 import { specToSvg, svgToPng } from './charts/render.js';
 import { renderHtml } from './html.js';
-import { llmdReports } from './llmd.js';
+import { llmdReports } from '../interop/llmd.js';
 import type { Table } from './table.js';
 
 export const REPORT_FORMATS = ['md', 'csv', 'json', 'html', 'png', 'svg', 'llmd'] as const;

@@ -30,7 +30,7 @@ h1{font-size:1.4em;margin:.4em 0}h1,h2,h3,[id]{scroll-margin-top:56px}h2{font-si
 h3{font-size:1em;margin:1.2em 0 .4em}
 table{border-collapse:collapse;font-size:13px;background:#fff}th,td{border:1px solid #ccc;padding:3px 8px;text-align:center;white-space:nowrap}
 th{background:#f0f0f0}.scroll{overflow-x:auto;max-width:100%}
-table.runs td{text-align:left;white-space:normal;max-width:22em;overflow-wrap:anywhere}table.runs tr:hover td{background:#f4f8fd}
+table.runs td{text-align:left}table.runs td:nth-child(5),table.runs td:nth-child(6),table.runs td:nth-child(10){white-space:normal;min-width:12em;max-width:24em}table.runs tr:hover td{background:#f4f8fd}
 table.kv td{text-align:left;white-space:normal}table.kv td:first-child{font-weight:bold;white-space:nowrap}
 .filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end;margin:8px 0 12px}
 .filters label{display:flex;flex-direction:column;font-size:12px;color:var(--muted)}

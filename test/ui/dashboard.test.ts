@@ -118,6 +118,7 @@ describe('inferbench ui in headless Chromium', () => {
     await page.fill('[data-filter="from"]', '');
     await page.selectOption('[data-filter="tool"]', 'inferbench');
     expect(await runRows(page)).toHaveLength(3);
+    await page.evaluate('document.activeElement.blur()');
     await page.screenshot({ path: join(SHOTS, 'dashboard-runs.png') });
 
     // Run: the seed table, every report chart, distributions, metadata and command line.

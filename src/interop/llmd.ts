@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { importedSource } from '../import/definitions.js';
+import { importedSource } from './definitions.js';
 import type { Stats } from '../metrics/stats.js';
 import type { StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';

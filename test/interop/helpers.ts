@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importSource, writeImportedRun } from '../../src/import/index.js';
-import { pythonJsonText } from '../../src/import/read-input.js';
+import { importSource, writeImportedRun } from '../../src/interop/index.js';
+import { pythonJsonText } from '../../src/interop/read-input.js';
 import { openRunDir, type StoredRun } from '../../src/store/run-store.js';
 import { repoRoot } from '../helpers/cli.js';
 

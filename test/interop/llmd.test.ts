@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { StageSummary } from '../../src/metrics/summary.js';
-import { llmdReport, llmdReports } from '../../src/report/llmd.js';
+import { llmdReport, llmdReports } from '../../src/interop/llmd.js';
 import { openRunDir, type StoredRun } from '../../src/store/run-store.js';
 import { runCli } from '../helpers/cli.js';
 import { GUIDELLM, importAndOpen, VLLM } from './helpers.js';

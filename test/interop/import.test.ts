@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isUserError } from '../../src/core/errors.js';
-import { importSource } from '../../src/import/index.js';
-import { errorCodeOf } from '../../src/import/mapper.js';
+import { importSource } from '../../src/interop/index.js';
+import { errorCodeOf } from '../../src/interop/mapper.js';
 import { AIPERF_DIR, GENAI_DIR, GUIDELLM, guidellmSuccessful, importAndOpen, PEER, SGLANG, sourceJson, VLLM } from './helpers.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'ib-import-src-'));
