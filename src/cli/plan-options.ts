@@ -1,3 +1,4 @@
+import type { SearchInput } from '../plan/search.js';
 /** `inferbench plan`'s flags → the search's settings. Every problem is reported at once, one line, exit 2. */
 import { availableParallelism } from 'node:os';
 import { resolveCapacitySettings } from '../config/capacity-options.js';
@@ -6,11 +7,9 @@ import { configError } from '../core/errors.js';
 import type { StageLimits } from '../load/types.js';
 import type { Calibration } from '../sim/calibrate/types.js';
 import { findModel } from '../sim/catalog/registry.js';
-import type { RequestShape } from '../sim/limits.js';
 import { PLAN_FORMATS, type PlanFormat } from '../plan/outputs.js';
-import { loadPriceFile, parsePriceList, resolvePrices, type PriceTable } from '../plan/prices.js';
-import { resolveAxes, type SpaceAxes } from '../plan/space.js';
-import type { PlanJobSettings } from '../plan/types.js';
+import { loadPriceFile, parsePriceList, resolvePrices } from '../plan/prices.js';
+import { resolveAxes } from '../plan/space.js';
 import { describeLength, maxLength, parseLengthDist, parseScenario, type LengthDist } from '../workload/lengths.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 
@@ -53,13 +52,7 @@ export interface PlanFlags {
   explicit?: (name: string) => boolean;
 }
 
-export interface PlanOptions {
-  job: PlanJobSettings;
-  axes: SpaceAxes;
-  prices: PriceTable;
-  threads: number;
-  prune: boolean;
-  longest: RequestShape;
+export interface PlanOptions extends SearchInput {
   meanOutputTokens: number;
   workloadDescription: string;
   workloadFlags: string;

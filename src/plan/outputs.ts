@@ -1,6 +1,6 @@
+import { outputFolder } from '../report/outputs.js';
 /** `plan --out DIR`: the plan as markdown, JSON and CSV, the Pareto chart as SVG/PNG, and one self-contained HTML page. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { compileSpec, specToSvg, svgToPng, vegaRuntimePath } from '../report/charts/render.js';
 import { escapeHtml as esc, jsonForScript } from '../report/html-escape.js';
 import { renderCsv } from '../report/table.js';
@@ -22,13 +22,7 @@ export function planCsv(plan: PlanResult): string {
 }
 
 export async function writePlanOutputs(plan: PlanResult, text: string, formats: readonly PlanFormat[], outDir: string, toolVersion: string): Promise<string[]> {
-  const dir = resolve(outDir);
-  mkdirSync(dir, { recursive: true });
-  const written: string[] = [];
-  const put = (file: string, data: string | Buffer): void => {
-    writeFileSync(join(dir, file), data);
-    written.push(join(dir, file));
-  };
+  const { dir, put, written } = outputFolder(outDir);
   if (formats.includes('md')) put('plan.md', text);
   if (formats.includes('json')) put('plan.json', `${JSON.stringify(planJson(plan, toolVersion), null, 2)}\n`);
   if (formats.includes('csv')) put('plan.csv', planCsv(plan));

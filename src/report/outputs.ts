@@ -38,15 +38,24 @@ export interface ReportBundle {
   toolVersion: string;
 }
 
-/** Writes the asked formats under outDir; returns the paths written. */
-export async function writeBundle(bundle: ReportBundle, formats: readonly ReportFormat[], outDir: string): Promise<string[]> {
+/** A folder to write output files into (made if missing), remembering every path written. */
+export function outputFolder(outDir: string): { dir: string; put(file: string, data: string | Buffer): void; written: string[] } {
   const dir = resolve(outDir);
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
-  const put = (file: string, data: string | Buffer): void => {
-    writeFileSync(join(dir, file), data);
-    written.push(join(dir, file));
+  return {
+    dir,
+    written,
+    put(file, data) {
+      writeFileSync(join(dir, file), data);
+      written.push(join(dir, file));
+    },
   };
+}
+
+/** Writes the asked formats under outDir; returns the paths written. */
+export async function writeBundle(bundle: ReportBundle, formats: readonly ReportFormat[], outDir: string): Promise<string[]> {
+  const { put, written } = outputFolder(outDir);
   if (formats.includes('md')) put(`${bundle.kind}.md`, bundle.markdown);
   if (formats.includes('csv')) for (const c of bundle.csv) put(c.file, c.text);
   if (formats.includes('json')) put(`${bundle.kind}.json`, `${JSON.stringify({ schemaVersion: 1, ...bundle.json }, null, 2)}\n`);
