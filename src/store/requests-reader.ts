@@ -26,8 +26,6 @@ const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFi
  */
 export async function readRequestSample(dir: string, limit = 2000): Promise<RequestSample> {
   const out: RequestSample = { ttftMs: [], itlMs: [], e2eMs: [], total: 0, ok: 0, errors: new Map(), badLines: 0, sampled: false };
-  const path = join(dir, 'requests.jsonl');
-  if (!existsSync(path)) return out;
   let seed = 0x9e3779b9;
   const rand = (): number => {
     seed = (seed + 0x6d2b79f5) | 0;
@@ -47,6 +45,32 @@ export async function readRequestSample(dir: string, limit = 2000): Promise<Requ
       if (j < limit) arr[j] = v;
     }
   };
+  const tally = await walkMeasuredRecords(dir, (r) => {
+    keep('ttftMs', r['ttftMs']);
+    keep('itlMs', r['itlMs']);
+    keep('e2eMs', r['e2eMs']);
+  });
+  Object.assign(out, tally);
+  return out;
+}
+
+/** What a pass over requests.jsonl counted: measured requests, successes, failures by "CODE: message", torn lines. */
+export interface RecordTally {
+  total: number;
+  ok: number;
+  errors: Map<string, number>;
+  badLines: number;
+}
+
+/**
+ * One streaming pass over a run's requests.jsonl (runs can hold millions of records with their chunk gaps):
+ * warm-up requests are left out, as in every table; each successful record goes to `onOk`; failures are counted by
+ * their message. A missing file reads as no requests.
+ */
+export async function walkMeasuredRecords(dir: string, onOk: (record: Record<string, unknown>) => void): Promise<RecordTally> {
+  const out: RecordTally = { total: 0, ok: 0, errors: new Map(), badLines: 0 };
+  const path = join(dir, 'requests.jsonl');
+  if (!existsSync(path)) return out;
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   for await (const line of lines) {
     if (line.trim() === '') continue;
@@ -61,14 +85,17 @@ export async function readRequestSample(dir: string, limit = 2000): Promise<Requ
     out.total++;
     if (r['status'] === 'ok') {
       out.ok++;
-      keep('ttftMs', r['ttftMs']);
-      keep('itlMs', r['itlMs']);
-      keep('e2eMs', r['e2eMs']);
+      onOk(r);
     } else {
-      const e = (r['error'] ?? {}) as { code?: unknown; message?: unknown };
-      const key = `${String(e.code ?? r['status'])}: ${String(e.message ?? '')}`.slice(0, 500);
+      const key = failureText(r);
       out.errors.set(key, (out.errors.get(key) ?? 0) + 1);
     }
   }
   return out;
+}
+
+/** "CODE: message" of a failed or cut request record, as the failures tables write it. */
+export function failureText(r: Record<string, unknown>): string {
+  const e = (r['error'] ?? {}) as { code?: unknown; message?: unknown };
+  return `${String(e.code ?? r['status'])}: ${String(e.message ?? '')}`.slice(0, 500);
 }

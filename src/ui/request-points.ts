@@ -1,6 +1,4 @@
-import { createReadStream, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { walkMeasuredRecords } from '../store/requests-reader.js';
 import { Reservoir } from './reservoir.js';
 
 /** Values kept per distribution and points kept for the TTFT-over-time scatter (browsers draw a few thousand marks well). */
@@ -32,37 +30,16 @@ export async function readRequestPoints(dir: string): Promise<RequestPoints> {
   const itl = new Reservoir<number>(HISTOGRAM_LIMIT);
   const e2e = new Reservoir<number>(HISTOGRAM_LIMIT);
   const scatter = new Reservoir<RequestPoints['points'][number]>(SCATTER_LIMIT);
-  const out = { total: 0, ok: 0, errors: new Map<string, number>(), badLines: 0 };
-  const path = join(dir, 'requests.jsonl');
-  if (existsSync(path)) {
-    const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
-      let r: Record<string, unknown>;
-      try {
-        r = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        out.badLines++;
-        continue;
-      }
-      if (r['warmup'] === true) continue;
-      out.total++;
-      if (r['status'] === 'ok') {
-        out.ok++;
-        if (finite(r['ttftMs'])) {
-          ttft.offer(r['ttftMs']);
-          if (finite(r['sentAtMs'])) scatter.offer({ sentAtMs: r['sentAtMs'], ttftMs: r['ttftMs'], stage: finite(r['stage']) ? r['stage'] : 0 });
-        }
-        if (finite(r['itlMs'])) itl.offer(r['itlMs']);
-        if (finite(r['e2eMs'])) e2e.offer(r['e2eMs']);
-      } else {
-        const key = failureText(r);
-        out.errors.set(key, (out.errors.get(key) ?? 0) + 1);
-      }
+  const tally = await walkMeasuredRecords(dir, (r) => {
+    if (finite(r['ttftMs'])) {
+      ttft.offer(r['ttftMs']);
+      if (finite(r['sentAtMs'])) scatter.offer({ sentAtMs: r['sentAtMs'], ttftMs: r['ttftMs'], stage: finite(r['stage']) ? r['stage'] : 0 });
     }
-  }
+    if (finite(r['itlMs'])) itl.offer(r['itlMs']);
+    if (finite(r['e2eMs'])) e2e.offer(r['e2eMs']);
+  });
   return {
-    ...out,
+    ...tally,
     ttftMs: ttft.items,
     itlMs: itl.items,
     e2eMs: e2e.items,
@@ -71,8 +48,3 @@ export async function readRequestPoints(dir: string): Promise<RequestPoints> {
   };
 }
 
-/** "CODE: message" of a failed or cut request record, as the failures tables write it. */
-export function failureText(r: Record<string, unknown>): string {
-  const e = (r['error'] ?? {}) as { code?: unknown; message?: unknown };
-  return `${String(e.code ?? r['status'])}: ${String(e.message ?? '')}`.slice(0, 500);
-}

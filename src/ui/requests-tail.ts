@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { failureText } from './request-points.js';
+import { failureText } from '../store/requests-reader.js';
 
 /** Most bytes read per call: a run that wrote a lot between two posts is caught up over the next few. */
 const MAX_READ = 4 * 1024 * 1024;
