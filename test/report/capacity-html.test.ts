@@ -83,9 +83,9 @@ describe('capacity chart in `report`', () => {
     expect(points).toHaveLength(cap.probes.length);
     const count = (what: string): number => points.filter((l) => l.endsWith(`probe: ${what}`)).length;
     expect(count('pass')).toBe(cap.probes.filter((p) => p.pass).length);
-    expect(count('over-saturated (stopped early)')).toBe(cap.probes.filter((p) => p.overSaturated).length);
-    expect(count('over-saturated (stopped early)')).toBeGreaterThan(0);
-    expect(count('pass') + count('fail') + count('over-saturated (stopped early)')).toBe(cap.probes.length);
+    expect(count('did not keep up (queue grew)')).toBe(cap.probes.filter((p) => p.overSaturated).length);
+    expect(count('did not keep up (queue grew)')).toBeGreaterThan(0);
+    expect(count('pass') + count('fail') + count('did not keep up (queue grew)')).toBe(cap.probes.length);
     const fills = await page.$$eval('figure[data-chart="capacity"] g.mark-symbol[class*="concat_0_"] path', (els) => els.map((e) => e.getAttribute('fill')));
     expect(new Set(fills).size).toBeGreaterThan(1); // pass and over-saturated probes differ in colour
 
@@ -110,7 +110,7 @@ describe('capacity chart in `report`', () => {
     expect(series).toEqual(['ITL p50', 'ITL p99', 'TTFT p50', 'TTFT p99']);
 
     const legend = await page.locator('figure[data-chart="capacity"] g.role-legend-label text').allTextContents();
-    expect(legend).toEqual(expect.arrayContaining(['pass', 'fail', 'over-saturated (stopped early)', 'TTFT', 'ITL', 'p50', 'p99']));
+    expect(legend).toEqual(expect.arrayContaining(['pass', 'fail', 'did not keep up (queue grew)', 'TTFT', 'ITL', 'p50', 'p99']));
     expect(problems).toEqual([]);
     await page.close();
   });

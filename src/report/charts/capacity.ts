@@ -8,7 +8,7 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH = 560;
 
 /** Outcome of one probe, as the legend names it (colour and shape both encode it, so it reads in grey too). */
-export const OUTCOMES = ['pass', 'fail', 'over-saturated (stopped early)'] as const;
+export const OUTCOMES = ['pass', 'fail', 'did not keep up (queue grew)'] as const;
 const OUTCOME_COLOURS = ['#2ca02c', '#d62728', '#7b2d8e'];
 const OUTCOME_SHAPES = ['circle', 'cross', 'triangle-up'];
 
