@@ -1,7 +1,8 @@
 import { configError } from '../core/errors.js';
 import { renderMarkdown } from '../report/table.js';
 import { seriesLabel } from '../report/series.js';
-import { DEFAULT_RESULTS_DIR, listRuns, matchesFilter, type RunFilter } from '../store/run-store.js';
+import { findEngineProfile } from '../sim/engine/profiles.js';
+import { DEFAULT_RESULTS_DIR, listRuns, matchesFilter, type RunFilter, type StoredRun } from '../store/run-store.js';
 
 export interface LsFlags {
   results?: string;
@@ -22,9 +23,45 @@ function parseSince(raw: string | undefined): Date | undefined {
   return new Date(t);
 }
 
-/** Imported runs (`inferbench import`) are marked, with the tool unless the label already names it. */
-const importedMark = (source: { tool: string } | undefined, label: string | undefined): string =>
-  source ? `${label ? ' ' : ''}(imported${label?.includes(source.tool) ? '' : ` from ${source.tool}`})` : '';
+/** Where a run's figures come from: predicted (virtual time), imported (another tool), or measured. */
+export function runSource(run: StoredRun): string {
+  const source = run.manifest?.source;
+  if (source) return `imported (${source.tool})`;
+  return run.summary.context.predicted ? 'predicted' : 'measured';
+}
+
+/**
+ * The engine by the name users type (`--engine vllm`), whether the run was measured or predicted: predicted runs
+ * record the simulator's profile id (vllm-v1), measured ones the detected engine (vllm). Simulated engines say so.
+ */
+export function engineName(run: StoredRun): string {
+  const { context, target } = run.summary;
+  const recorded = target.engine && target.engine !== 'unknown' ? target.engine : context.engine;
+  let name = recorded && recorded !== 'unknown' ? recorded : '—';
+  if (target.simulated) {
+    try {
+      name = findEngineProfile(name).name;
+    } catch {
+      // an engine the simulator does not know: keep what was recorded
+    }
+  }
+  return `${name}${context.engineVersion ? ` ${context.engineVersion}` : ''}${target.simulated ? ' (simulated)' : ''}`;
+}
+
+/**
+ * The rows of the run's table (a grid's cells: each is a burst and a latency pass), then the rows with nothing to
+ * show, by why: failed requests, or requests cut (by the end of the row or a Ctrl-C) — a cut row never counts as failed.
+ */
+function rowsCell(run: StoredRun): string {
+  const stages = run.summary.stages;
+  const cells = new Set(stages.flatMap((s) => (s.grid ? [`${s.grid.input}/${s.grid.output}`] : [])));
+  const count = run.summary.layout === 'grid' && cells.size > 0 ? `${cells.size} cell${cells.size === 1 ? '' : 's'}` : String(stages.length);
+  const empty = stages.filter((s) => s.requests.ok === 0);
+  const failed = empty.filter((s) => s.requests.errors > 0).length;
+  const cut = empty.filter((s) => s.requests.errors === 0 && s.requests.incomplete > 0).length;
+  const notes = [failed ? `${failed} failed` : '', cut ? `${cut} cut` : '', run.summary.interrupted ? 'interrupted' : ''].filter((n) => n !== '');
+  return `${count}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+}
 
 const when = (iso: string): string => (iso ? iso.replace('T', ' ').slice(0, 16) : '?');
 
@@ -44,7 +81,20 @@ export function lsCommand(flags: LsFlags, io: Io): number {
   for (const b of broken) io.stderr.write(`warning: skipped ${b.name} (${b.id}): ${b.error}\n`);
   const runs = all.flatMap((r) => (r.run && matchesFilter(r.run, filter) ? [r.run] : []));
   if (flags.json) {
-    const out = runs.map((r) => ({ id: r.id, name: r.name, dir: r.dir, createdAt: r.summary.createdAt, layout: r.summary.layout, series: seriesLabel(r), rows: r.summary.stages.length, context: r.summary.context, ...(r.manifest?.source ? { source: r.manifest.source } : {}) }));
+    const out = runs.map((r) => ({
+      id: r.id,
+      name: r.name,
+      dir: r.dir,
+      createdAt: r.summary.createdAt,
+      layout: r.summary.layout,
+      profile: r.summary.profile || r.summary.layout,
+      engine: engineName(r),
+      kind: runSource(r).replace(/ \(.*$/, ''),
+      series: seriesLabel(r),
+      rows: r.summary.stages.length,
+      context: r.summary.context,
+      ...(r.manifest?.source ? { source: r.manifest.source } : {}),
+    }));
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   }
@@ -55,21 +105,21 @@ export function lsCommand(flags: LsFlags, io: Io): number {
   }
   const rows = runs.map((r) => {
     const c = r.summary.context;
-    const failed = r.summary.stages.filter((s) => s.requests.ok === 0).length;
     return [
       r.id,
       when(r.summary.createdAt || (r.manifest?.createdAt ?? '')),
-      r.summary.layout,
+      r.summary.profile || r.summary.layout,
       c.model,
-      `${c.engine}${c.engineVersion ? ` ${c.engineVersion}` : ''}`,
+      engineName(r),
       c.gpu ? `${c.gpus ?? 1}× ${c.gpu}` : '—',
       c.quant ?? '—',
-      `${r.summary.stages.length}${failed ? ` (${failed} failed)` : ''}`,
-      `${c.label ?? ''}${c.predicted ? `${c.label ? ' ' : ''}(predicted)` : ''}${importedMark(r.manifest?.source, c.label)}`,
+      rowsCell(r),
+      runSource(r),
+      c.label ?? '',
       r.name,
     ];
   });
-  io.stdout.write(`${renderMarkdown({ headers: ['ID', 'Created (UTC)', 'Layout', 'Model', 'Engine', 'GPU', 'Quant', 'Rows', 'Label', 'Folder'], rows })}\n`);
+  io.stdout.write(`${renderMarkdown({ headers: ['ID', 'Created (UTC)', 'Profile', 'Model', 'Engine', 'GPU', 'Quant', 'Rows', 'Source', 'Label', 'Folder'], rows })}\n`);
   io.stderr.write(`${runs.length} run${runs.length === 1 ? '' : 's'} in ${root}; pass an ID or a folder to \`inferbench report\` or \`inferbench compare\`\n`);
   return 0;
 }

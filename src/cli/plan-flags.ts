@@ -1,52 +1,54 @@
 /** `inferbench plan`'s flags (kept light: the command itself loads only when it runs). */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { CAPACITY_DEFAULTS } from '../load/capacity.js';
+import { EXAMPLES } from './help-examples.js';
+import { addExamples, GROUP, opt } from './help-format.js';
+import { lengthFlags, withFlags } from './run-flags.js';
 
 export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Command {
-  return program
+  const { load, workload, slo, limits, search, prices, calibration, outputs } = GROUP;
+  const cmd = program
     .command('plan')
-    .description('the cheapest deployment (GPU, GPUs per replica, quantization, engine, replicas) that meets an SLO at a required load, searched on the simulator in virtual time')
-    .option('--model <name>', 'model from the catalog (or --catalog FILE); a -AWQ/-GPTQ-Int4/-GPTQ-Int8 suffix fixes the quantization')
-    .option('--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)')
-    .option('--rate <r>', 'the load to serve, requests per second (split evenly over the replicas)')
-    .option('--output-tokens-per-s <t>', 'the load to serve as output tokens per second (rate = T / mean output length)')
-    .option('--prompt-tokens <n>', 'prompt length in tokens', '512')
-    .option('--output-tokens <n>', 'output length in tokens', '128')
-    .option('--prompt-dist <d>', 'prompt lengths: N, uniform:A,B, normal:MEAN,SD or exponential:MEAN')
-    .option('--output-dist <d>', 'output lengths, same forms as --prompt-dist')
-    .option('--scenario <s>', 'genai-bench scenario: D(in,out), N(mean,sd)/(mean,sd) or U(a,b)/(c,d)')
-    .option('--slo <spec>', 'per-request limits in ms, e.g. ttft:2000,itl:100 (required)')
-    .option('--slo-attainment <p>', `percent of requests that must meet every limit, failed ones counting as misses (default ${CAPACITY_DEFAULTS.attainment})`)
-    .option('--max-error-share <p>', `percent of requests that may fail (default ${CAPACITY_DEFAULTS.maxErrorShare * 100})`)
-    .option('--capacity-precision <p>', `capacity search precision, percent (default ${CAPACITY_DEFAULTS.precision * 100})`)
-    .option('--capacity-repeats <n>', `runs of a load whose attainment is within noise of the target (default ${CAPACITY_DEFAULTS.repeats})`)
-    .addOption(new Option('--arrival <kind>', 'arrivals of the load, as run/predict --arrival (constant: evenly spaced; poisson: random, like independent users)').choices(['constant', 'poisson']).default('constant'))
-    .option('--max-seconds <s>', 'measure each capacity probe S seconds after its ramp-up', '5')
-    .option('--warmup <s>', 'exclude requests sent in the first S seconds of each probe')
-    .option('--gpu <list>', 'GPUs to consider (default: every catalog GPU), e.g. H100,A100-80GB')
-    .option('--tp <list>', 'GPUs per replica (tensor parallel) to consider', '1,2,4,8')
-    .option('--quant <list>', 'quantizations to consider (default: fp16,awq,gptq-int4,gptq-int8)')
-    .option('--engine <list>', 'engines to consider (default: vllm,sglang,lmdeploy,tgi,triton)')
-    .option('--gpu-hour-price <list>', 'USD per GPU-hour, e.g. H100=2.49,A100-80GB=1.79 (others: printed assumptions)')
-    .option('--prices <file>', 'JSON object of GPU name to USD per GPU-hour ({"H100": 2.49})')
-    .option('--calibration <file>', 'simulator constants fitted by predict --calibrate-from … --save-calibration FILE')
-    .option('--calibrate-from <run>', 'fit the simulator on a measured run folder first, then plan with the fitted constants')
-    .option('--save-calibration <file>', 'write the constants --calibrate-from fitted (JSON, reusable with --calibration)')
-    .option('--exhaustive', 'search every candidate (no pruning by cost): slower, fills the Pareto chart')
-    .option('--threads <n>', 'threads searching candidates (default: one per core)')
-    .option('--top <n>', 'feasible candidates shown in the table', '10')
-    .option('--all', 'list every candidate in the table, with the reason it is not feasible')
-    .option('--out <dir>', 'write plan.md, plan.json, plan.csv, pareto.svg/png and plan.html here')
-    .option('--format <list>', 'files --out writes: md,json,csv,svg,png,html', 'md,json,csv,svg,png,html')
-    .option('--seed <n>', 'seed for lengths and arrivals', '42')
-    .option('--json', 'print the plan as JSON on stdout (candidates in ranked order) and nothing else there')
-    .action(async (flags: Record<string, unknown>, cmd: Command) => {
-      if (Array.isArray(flags['catalog'])) {
-        const { loadCatalogFile } = await import('../sim/catalog/load-file.js');
-        for (const file of flags['catalog'] as string[]) loadCatalogFile(file);
-      }
-      const { planCommand } = await import('./plan-command.js');
-      const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
-      process.exitCode = (await planCommand({ ...flags, explicit }, io)).exitCode;
-    });
+    .description('the cheapest deployment (GPU, GPUs per replica, quantization, engine, replicas) that meets an SLO at a required load, searched on the simulator in virtual time');
+  withFlags(cmd, [
+    opt(load, '--rate <r>', 'the load to serve, requests per second (split evenly over the replicas)'),
+    opt(load, '--output-tokens-per-s <t>', 'the load as output tokens per second (rate = T / mean output length)'),
+    opt(load, '--arrival <kind>', 'arrivals of the load: constant (evenly spaced) | poisson (random, like independent users)', { value: 'constant' }).choices(['constant', 'poisson']),
+    opt(workload, '--model <name>', 'model from the catalog (more with --catalog); a -AWQ/-GPTQ-Int4/-GPTQ-Int8 suffix fixes the quantization'),
+    opt(workload, '--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)'),
+    ...lengthFlags(),
+    opt(workload, '--seed <n>', 'seed for lengths and arrivals', { value: '42' }),
+    opt(slo, '--slo <spec>', 'per-request limits in ms, e.g. ttft:2000,itl:100 (required)'),
+    opt(slo, '--slo-attainment <pct>', 'percent of requests that must meet every limit, failed ones counting as misses', { shown: String(CAPACITY_DEFAULTS.attainment) }),
+    opt(slo, '--max-error-share <pct>', 'percent of requests that may fail', { shown: String(CAPACITY_DEFAULTS.maxErrorShare * 100) }),
+    opt(slo, '--capacity-precision <pct>', 'capacity search precision, percent', { shown: String(CAPACITY_DEFAULTS.precision * 100) }),
+    opt(slo, '--capacity-repeats <n>', 'runs of a load whose attainment is within noise of the target', { shown: String(CAPACITY_DEFAULTS.repeats) }),
+    opt(limits, '--max-seconds <time>', 'measure each capacity probe this long after its ramp-up: 5 (seconds), 30s, 1m', { value: '5', shown: '5s' }),
+    opt(limits, '--warmup <time>', "also leave out requests sent in a probe's first 2s (or 1, 500ms …)", { shown: '0' }),
+    opt(search, '--gpu <list>', 'GPUs to consider, e.g. H100,A100-80GB', { shown: 'every catalog GPU' }),
+    opt(search, '--tp <list>', 'GPUs per replica (tensor parallel) to consider', { value: '1,2,4,8' }),
+    opt(search, '--quant <list>', 'quantizations to consider', { shown: 'fp16,awq,gptq-int4,gptq-int8' }),
+    opt(search, '--engine <list>', 'engines to consider', { shown: 'vllm,sglang,lmdeploy,tgi,triton' }),
+    opt(search, '--exhaustive', 'search every candidate (no pruning by cost): slower, fills the Pareto chart'),
+    opt(search, '--threads <n>', 'threads searching candidates', { shown: 'one per core' }),
+    opt(prices, '--gpu-hour-price <list>', 'USD per GPU-hour, e.g. H100=2.49,A100-80GB=1.79', { shown: 'printed, dated assumptions' }),
+    opt(prices, '--prices <file>', 'JSON object of GPU name to USD per GPU-hour ({"H100": 2.49})'),
+    opt(calibration, '--calibration <file>', 'simulator constants fitted by predict --calibrate-from … --save-calibration FILE'),
+    opt(calibration, '--calibrate-from <run>', 'fit the simulator on a measured run folder first, then plan with the fitted constants'),
+    opt(calibration, '--save-calibration <file>', 'write the constants --calibrate-from fitted (JSON, reusable with --calibration)'),
+    opt(outputs, '--top <n>', 'feasible candidates shown in the table', { value: '10' }),
+    opt(outputs, '--all', 'list every candidate in the table, with the reason it is not feasible'),
+    opt(outputs, '--out <dir>', 'write plan.md, plan.json, plan.csv, pareto.svg/png and plan.html here'),
+    opt(outputs, '--format <list>', 'files --out writes: md,json,csv,svg,png,html', { value: 'md,json,csv,svg,png,html' }),
+    opt(outputs, '--json', 'print the plan as JSON on stdout (candidates in ranked order) and nothing else there'),
+  ]);
+  return addExamples(cmd, EXAMPLES['plan'] ?? []).action(async (flags: Record<string, unknown>, c: Command) => {
+    if (Array.isArray(flags['catalog'])) {
+      const { loadCatalogFile } = await import('../sim/catalog/load-file.js');
+      for (const file of flags['catalog'] as string[]) loadCatalogFile(file);
+    }
+    const { planCommand } = await import('./plan-command.js');
+    const explicit = (name: string): boolean => c.getOptionValueSource(name) === 'cli';
+    process.exitCode = (await planCommand({ ...flags, explicit }, io)).exitCode;
+  });
 }

@@ -2,7 +2,7 @@ import type { SearchInput } from '../plan/search.js';
 /** `inferbench plan`'s flags → the search's settings. Every problem is reported at once, one line, exit 2. */
 import { availableParallelism } from 'node:os';
 import { resolveCapacitySettings } from '../config/capacity-options.js';
-import { parseChoice, parseNumber, parseNumberList, parseSlo, type Problems } from '../config/parse.js';
+import { parseChoice, parseDuration, parseNumber, parseNumberList, parseSlo, type Problems } from '../config/parse.js';
 import { configError } from '../core/errors.js';
 import type { StageLimits } from '../load/types.js';
 import type { Calibration } from '../sim/calibrate/types.js';
@@ -107,8 +107,8 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   const slo = parseSlo(flags.slo, p);
   const arrival = parseChoice('--arrival', flags.arrival ?? 'constant', ['constant', 'poisson'] as const, p) ?? 'constant';
   const capacity = resolveCapacitySettings(flags, { profile: 'capacity', slo, arrival }, p, { command: 'plan' });
-  const maxSeconds = parseNumber('--max-seconds', flags.maxSeconds ?? '5', p, { positive: true }) ?? 5;
-  const warmup = parseNumber('--warmup', flags.warmup, p, { min: 0 });
+  const maxSeconds = parseDuration('--max-seconds', flags.maxSeconds ?? '5', p, { positive: true }) ?? 5;
+  const warmup = parseDuration('--warmup', flags.warmup, p, { min: 0 });
   const tp = parseNumberList('--tp', flags.tp, p, { integer: true, positive: true });
   const threads = parseNumber('--threads', flags.threads, p, { integer: true, positive: true }) ?? availableParallelism();
   const top = parseNumber('--top', flags.top ?? '10', p, { integer: true, positive: true }) ?? 10;

@@ -1,8 +1,11 @@
-import { describeWindowRules } from './window-rules.js';
+import { describeWindowRules, shortWindowRules } from './window-rules.js';
 import { resolve } from 'node:path';
 import type { RunOptions } from '../config/run-options.js';
 import { runBenchmark } from '../load/benchmark.js';
-import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
+import { renderCsvReport, renderMarkdownReport, renderTerminalReport, type RunSummaryDoc } from '../report/run-summary.js';
+import { parseColumns } from '../report/columns.js';
+import { terminalStyle } from '../report/terminal.js';
+import { workloadSpecOf } from './workload-spec.js';
 import { resolveSimEngine } from '../sim/create.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { checkSimLimits } from './sim-limits.js';
@@ -22,6 +25,7 @@ export async function predictCommand(
   calibrationFlags?: CalibrationFlags,
 ): Promise<{ doc: RunSummaryDoc; exitCode: number }> {
   const human = opts.json ? io.stderr : io.stdout;
+  if (opts.columns) parseColumns(opts.columns.join(','));
   if (opts.out) checkOutputDir(opts.out, '--out');
   // --calibrate-from/--calibration: the run's configuration and fitted constants (calibration-flags.ts).
   const calibrated = applyCalibrationFlags({
@@ -63,6 +67,8 @@ export async function predictCommand(
     target: { api: 'virtual', engine: d.engine, model: d.model, simulated: true },
     profile: opts.profile,
     workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
+    // The simulator works on token counts: there is no text, so no tokenizer.
+    workloadSpec: workloadSpecOf(opts, { tokenizer: 'none (the simulator takes token counts)', forcedOutputLength: true }),
     windowRules: describeWindowRules(opts),
     stages: result.stages,
     ...capacityField(opts, result.stages, false),
@@ -85,8 +91,9 @@ export async function predictCommand(
   if (opts.json) {
     io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc }, null, 2)}\n`);
   } else {
-    human.write(`${renderMarkdownReport(doc)}\n`);
+    human.write(`${renderTerminalReport(doc, { ...(opts.columns ? { columns: opts.columns } : {}), style: terminalStyle(human) })}\n`);
     for (const n of doc.notes) human.write(`${n}\n`);
+    human.write(`${shortWindowRules(opts)}\n`);
   }
   human.write(`predicted ${result.stages.length} rows in ${elapsedMs.toFixed(0)} ms of CPU (virtual time)\n`);
   return { doc, exitCode: capacityFailed(doc) ? 1 : 0 };

@@ -32,6 +32,8 @@ export function buildProfileConfig(
     sweepRates: opts.sweepRates,
     sweepArrival: opts.arrival,
     ...(opts.rates ? { rates: opts.rates } : {}),
+    // A --rate inf row sends --max-requests requests at once, else --num-prompts (the grid's burst size).
+    ...(opts.rates?.includes(Number.POSITIVE_INFINITY) ? { burstRequests: opts.maxRequests ?? opts.numPrompts } : {}),
     ...(opts.concurrencies ? { concurrencies: opts.concurrencies } : {}),
     ...(opts.burstiness !== undefined ? { burstiness: opts.burstiness } : {}),
     ...(opts.maxConcurrency !== undefined ? { maxConcurrency: opts.maxConcurrency } : {}),

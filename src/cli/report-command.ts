@@ -1,5 +1,7 @@
 import { configError } from '../core/errors.js';
-import { buildReportBundle } from '../report/bundles.js';
+import { buildReportBundle, terminalText } from '../report/bundles.js';
+import { parseColumns } from '../report/columns.js';
+import { terminalStyle } from '../report/terminal.js';
 import { defaultReportDir, parseFormats, writeBundle, type ReportBundle } from '../report/outputs.js';
 import { DEFAULT_RESULTS_DIR, resolveRun, type StoredRun } from '../store/run-store.js';
 import { checkOutputDir } from './preflight.js';
@@ -13,9 +15,11 @@ export interface ReportFlags {
   out?: string;
   slo?: string;
   gpuHourPrice?: string;
+  /** `report --columns`: the printed tables' columns (report/columns.ts). */
+  columns?: string;
 }
 
-type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+type Io = { stdout: NodeJS.WritableStream & { isTTY?: boolean }; stderr: NodeJS.WritableStream };
 
 export function openRuns(refs: readonly string[], results: string | undefined, io: Io): StoredRun[] {
   if (refs.length === 0) throw configError('no run given', 'pass run ids or folders; list them with `inferbench ls`');
@@ -27,7 +31,10 @@ export function openRuns(refs: readonly string[], results: string | undefined, i
 /** Shared tail of report and compare: tables on stdout, files under --out, the file list on stderr. */
 export async function emit(bundle: ReportBundle, flags: ReportFlags, io: Io): Promise<number> {
   const formats = parseFormats(flags.format ?? DEFAULT_REPORT_FORMATS);
-  io.stdout.write(bundle.markdown.endsWith('\n') ? bundle.markdown : `${bundle.markdown}\n`);
+  const columns = flags.columns !== undefined ? parseColumns(flags.columns) : undefined;
+  // report.md keeps the Markdown; the terminal gets plain text (report: the compact tables, --columns).
+  const text = terminalText(bundle, { ...(columns ? { columns } : {}), style: terminalStyle(io.stdout) });
+  io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   const out = flags.out ?? defaultReportDir(bundle.kind);
   const written = await writeBundle(bundle, formats, out);
   io.stderr.write(`wrote ${written.length} file${written.length === 1 ? '' : 's'} to ${out}: ${written.map((p) => p.split(/[\\/]/).pop()).join(', ')}\n`);
@@ -42,6 +49,7 @@ export function checkReportOut(flags: ReportFlags): void {
 /** `inferbench report RUN...`: re-render saved runs without re-running them. */
 export async function reportCommand(refs: readonly string[], flags: ReportFlags, io: Io): Promise<number> {
   parseFormats(flags.format ?? DEFAULT_REPORT_FORMATS);
+  if (flags.columns !== undefined) parseColumns(flags.columns);
   checkReportOut(flags);
   const runs = openRuns(refs, flags.results, io);
   return emit(buildReportBundle(runs, toolVersion()), flags, io);

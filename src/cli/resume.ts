@@ -57,6 +57,8 @@ export function loadResumeState(dirArg: string): ResumeState {
     nextRequestId,
     options: (now) => ({
       ...original,
+      // JSON has no Infinity: a `--rate inf` row was saved as null.
+      ...(original.rates ? { rates: original.rates.map((r) => (r === null ? Number.POSITIVE_INFINITY : r)) } : {}),
       out: dir,
       resume: dirArg,
       json: now.json,

@@ -10,7 +10,12 @@ import { createHttpStageRunner } from '../load/http-runner.js';
 import { plannedStageCount } from '../load/profiles.js';
 import { HealthMonitor, healthLine } from '../metrics/health.js';
 import type { StageSummary } from '../metrics/summary.js';
-import { renderCsvReport, renderMarkdownReport, type RunSummaryDoc } from '../report/run-summary.js';
+import { renderCsvReport, renderMarkdownReport, renderTerminalReport, type RunSummaryDoc } from '../report/run-summary.js';
+import { parseColumns } from '../report/columns.js';
+import { terminalStyle } from '../report/terminal.js';
+import { writeRunReportFiles } from './run-report-files.js';
+import { workloadSpecOf } from './workload-spec.js';
+import { writeSampleRequests } from './sample-requests.js';
 import { RunWriter, defaultRunDir } from '../store/run-writer.js';
 import { HttpTarget } from '../transport/http.js';
 import { TelemetrySampler } from '../transport/telemetry.js';
@@ -20,7 +25,7 @@ import type { EmbeddedSim } from './embedded-sim.js';
 import { loadResumeState } from './resume.js';
 import { toolVersion } from './version.js';
 import { setupWorkload } from './workload-setup.js';
-import { describeWindowRules } from './window-rules.js';
+import { describeWindowRules, shortWindowRules } from './window-rules.js';
 import { waitForIdleServer } from '../transport/idle-wait.js';
 import type { Workload } from '../workload/types.js';
 import { preflightRun } from './preflight.js';
@@ -67,6 +72,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   const resumed = opts.resume !== undefined ? loadResumeState(opts.resume) : undefined;
   if (resumed) opts = resumed.options(opts);
   try {
+    if (opts.columns) parseColumns(opts.columns.join(','));
     preflightRun(opts, 'inferbench-results');
     let baseUrl = opts.target;
     if (!baseUrl) {
@@ -77,7 +83,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       for (const w of sim.warnings) say(w);
     }
 
-    const { dialect, model, engine, detection } = await resolveApi(opts, baseUrl, sim);
+    const { dialect, model, engine, detection, engineVersion } = await resolveApi(opts, baseUrl, sim);
     if (detection !== undefined) say(`detected: ${detection}`);
     const notes: string[] = [];
     if (opts.forceLength && !dialect.canForceLength) {
@@ -100,7 +106,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const context = {
       model,
       engine: sim ? `${engine} (simulated)` : engine,
-      ...(opts.engineVersion ? { engineVersion: opts.engineVersion } : {}),
+      // --engine-version wins; otherwise the version the server reported to detection is recorded.
+      ...((opts.engineVersion ?? engineVersion) ? { engineVersion: (opts.engineVersion ?? engineVersion) as string } : {}),
       ...((opts.gpu ?? sim?.gpu) ? { gpu: (opts.gpu ?? sim?.gpu) as string } : {}),
       ...((opts.gpus ?? sim?.gpus) ? { gpus: (opts.gpus ?? sim?.gpus) as number } : {}),
       ...((opts.quant ?? sim?.quant) ? { quant: (opts.quant ?? sim?.quant) as string } : {}),
@@ -117,6 +124,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       target: { url: opts.target ?? null, simulated: sim !== undefined, sim: sim?.description, api: dialect.name, engine, model, detection },
       seed: opts.seed,
     });
+    if (!resumed) writeSampleRequests(writer, opts, setup);
 
     const maxInFlight = Math.max(
       opts.maxConcurrency ?? 0,
@@ -165,6 +173,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       target: { ...(opts.target ? { url: opts.target } : {}), api: dialect.name, engine, model, simulated: sim !== undefined, ...(detection !== undefined ? { detection } : {}) },
       profile: opts.profile,
       workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
+      workloadSpec: workloadSpecOf(opts, { tokenizer: tokenizer.name, chat: dialect.name === 'openai-chat', forcedOutputLength: opts.forceLength && dialect.canForceLength }),
       windowRules: describeWindowRules(opts),
       stages,
       ...capacityField(opts, stages, interrupted),
@@ -218,13 +227,15 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 
     const doc: RunSummaryDoc = { ...docFor(result.stages, result.interrupted), health: health.finish(result.stages) };
     writer.writeJson('summary.json', { ...doc, complete: !result.interrupted });
-    const md = renderMarkdownReport(doc);
-    if (opts.formats.includes('md')) writer.writeText('table.md', md);
+    if (opts.formats.includes('md')) writer.writeText('table.md', renderMarkdownReport(doc));
     if (opts.formats.includes('csv')) writer.writeText('table.csv', renderCsvReport(doc));
-    if (opts.formats.includes('table')) say(`\n${md}`);
-    say(doc.windowRules);
+    // The terminal gets the compact table (--columns), table.md the full seed layout.
+    if (opts.formats.includes('table')) say(`\n${renderTerminalReport(doc, { ...(opts.columns ? { columns: opts.columns } : {}), style: terminalStyle(human) })}`);
+    say(shortWindowRules(opts));
     if (doc.health) say(healthLine(doc.health));
-    say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}`);
+    const reportFiles = await writeRunReportFiles(outDir, opts.formats);
+    say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}${reportFiles.map((f) => `, ${f}`).join('')}`);
+    if (result.interrupted) say(`interrupted: \`inferbench run --resume ${outDir}\` runs the row that was cut and the rows after it`);
     if (opts.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc, complete: !result.interrupted }, null, 2)}\n`);
 
     const anyOk = result.stages.some((s) => s.requests.ok > 0);
@@ -257,7 +268,7 @@ async function resolveApi(
   opts: RunOptions,
   baseUrl: string,
   sim: EmbeddedSim | undefined,
-): Promise<{ dialect: Dialect; model: string; engine: string; detection?: string }> {
+): Promise<{ dialect: Dialect; model: string; engine: string; detection?: string; engineVersion?: string }> {
   const auth = opts.apiKey ? { apiKey: opts.apiKey } : {};
   if (opts.api === 'auto') {
     const found = await detectEngine(baseUrl, auth);
@@ -271,6 +282,7 @@ async function resolveApi(
       model,
       engine: found.engine,
       detection: `${found.engine}${version}, model ${model}, speaking ${found.api} (${found.evidence}); override with --api`,
+      ...(found.version ? { engineVersion: found.version } : {}),
     };
   }
   const dialect = getDialect(opts.api);

@@ -16,9 +16,21 @@ export interface SimFlags {
   port: string;
   faults?: string;
   seed: string;
+  modelTimeScale?: string;
+  /** The old name of --model-time-scale, still accepted (scripts and docs use it). */
   timeScale?: string;
   maxNumSeqs?: string;
   catalog?: string[];
+}
+
+/** `--model-time-scale X`, or its old name `--time-scale X` (kept: scripts and docs use it). */
+export function modelTimeScale(flags: Pick<SimFlags, 'modelTimeScale' | 'timeScale'>, p: Problems): number | undefined {
+  if (flags.modelTimeScale !== undefined && flags.timeScale !== undefined) {
+    p.push('--time-scale is the old name of --model-time-scale; give one of them');
+    return undefined;
+  }
+  const [flag, raw] = flags.timeScale !== undefined ? ['--time-scale', flags.timeScale] : ['--model-time-scale', flags.modelTimeScale];
+  return parseNumber(flag, raw, p, { min: 0 });
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -29,7 +41,7 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   const gpus = parseNumber('--gpus', flags.gpus, p, { integer: true, positive: true });
   const port = parseNumber('--port', flags.port, p, { integer: true, min: 0 });
   const seed = parseNumber('--seed', flags.seed, p, { integer: true, min: 0 });
-  const timeScale = parseNumber('--time-scale', flags.timeScale, p, { min: 0 });
+  const timeScale = modelTimeScale(flags, p);
   const maxNumSeqs = parseNumber('--max-num-seqs', flags.maxNumSeqs, p, { integer: true, positive: true });
   if (port !== undefined && port > 65535) p.push(`--port ${port} is not a TCP port (0–65535)`);
   if (!LOOPBACK.has(flags.host)) p.push(`--host ${flags.host}: the simulator serves loopback only (127.0.0.1, localhost or ::1)`);

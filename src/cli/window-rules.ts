@@ -34,6 +34,28 @@ export function describeWindowRules(opts: RunOptions): string {
     'when the first request completes (closed loops), when a request sent after the first completion completes (open loops), ' +
     'or after the in-flight cap was found (throughput rows: cap ×4 from 16 while the completion rate still grows 15%) — ' +
     "(what an open loop or throughput row sent before is ramp-up: saved, left out of the figures; a closed loop's first requests already ran at its N in flight and are measured) " +
-    `and ${close}; ${RATES}; ${TAIL}`
+    `and ${close}${allAtOnce(opts)}; ${RATES}; ${TAIL}`
   );
+}
+
+/**
+ * The one line `run` and `predict` print under their table: what the window is, in a sentence. The full rules
+ * stay in summary.json (`windowRules`) and docs/metrics.md.
+ */
+export function shortWindowRules(opts: RunOptions): string {
+  const more = 'full rules: summary.json windowRules, docs/metrics.md';
+  if (opts.profile === 'replay') return `window: the whole trace, first send → last completion; ${more}`;
+  if (opts.profile === 'grid') {
+    const load = opts.gridLatencyLoad;
+    const pass = load.kind === 'rate' ? `${load.requests} requests at ${load.rate} req/s` : `${load.requests} requests one at a time`;
+    return `window: throughput columns from a burst of ${opts.numPrompts} prompts sent at once; latency columns (per token, per output token, TTFT, ITL) from a low-load pass of ${pass}; ${more}`;
+  }
+  const length = opts.maxSeconds !== undefined ? `≥ ${opts.maxSeconds} s, closed on a completion` : `${opts.maxRequests} ${opts.workload.turns ? 'conversations' : 'requests'}`;
+  return `window: each row's steady window (ramp-up left out, ${length})${allAtOnce(opts)}; percentiles over successful requests; ${more}`;
+}
+
+/** A `--rate inf` row has no steady window: its burst is measured whole, as a grid cell's is. */
+function allAtOnce(opts: RunOptions): string {
+  if (!opts.rates?.includes(Number.POSITIVE_INFINITY)) return '';
+  return `; the --rate inf row: ${opts.maxRequests ?? opts.numPrompts} requests sent at once, measured whole (first send → last completion)`;
 }

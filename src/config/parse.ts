@@ -42,6 +42,49 @@ export function parseNumber(flag: string, raw: string | undefined, problems: Pro
   return n;
 }
 
+const DURATION_UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/**
+ * A duration in seconds: a plain number is seconds (`30`, `0.5`), or numbers with units, `500ms`, `30s`, `5m`,
+ * `1h`, also combined (`1m30s`). Returns seconds.
+ */
+export function parseDuration(flag: string, raw: string | undefined, problems: Problems, opts: { min?: number; positive?: boolean } = {}): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.trim().toLowerCase();
+  let seconds: number | undefined;
+  if (/^(\d+(\.\d*)?|\.\d+)$/.test(text)) seconds = Number(text);
+  else if (/^((\d+(\.\d*)?|\.\d+)(ms|s|m|h))+$/.test(text)) {
+    seconds = 0;
+    for (const m of text.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ms|s|m|h)/g)) seconds += Number(m[1]) * (DURATION_UNITS[m[2] as string] as number);
+  }
+  const tooSmall = seconds !== undefined && ((opts.positive === true && !(seconds > 0)) || (opts.min !== undefined && seconds < opts.min));
+  if (seconds === undefined || !Number.isFinite(seconds) || tooSmall) {
+    const bound = opts.positive ? ' > 0' : opts.min !== undefined ? ` ≥ ${opts.min}` : '';
+    problems.push(`${flag} ${JSON.stringify(raw)} is not a duration${bound}; write seconds (30) or a number with a unit: 500ms, 30s, 5m, 1h`);
+    return undefined;
+  }
+  return seconds;
+}
+
+/**
+ * `--rate 1,2,inf`: requests per second, each > 0; `inf` (or `infinity`) is a row that sends all its requests at
+ * once (Infinity here; profiles.ts makes it a burst).
+ */
+export function parseRateList(flag: string, raw: string | undefined, problems: Problems): number[] | undefined {
+  if (raw === undefined) return undefined;
+  const finite = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => !/^inf(inity)?$/i.test(s))
+    .join(',');
+  const parts = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (parts.length === 0) return parseNumberList(flag, raw, problems, { positive: true });
+  const numbers = finite === '' ? [] : parseNumberList(flag, finite, problems, { positive: true });
+  if (numbers === undefined) return undefined;
+  let next = 0;
+  return parts.map((s) => (/^inf(inity)?$/i.test(s) ? Number.POSITIVE_INFINITY : (numbers[next++] as number)));
+}
+
 export function parseChoice<T extends string>(flag: string, raw: string | undefined, choices: readonly T[], problems: Problems): T | undefined {
   if (raw === undefined) return undefined;
   const hit = choices.find((c) => c === raw.toLowerCase());

@@ -8,7 +8,7 @@ import { resolveCapacitySettings } from './capacity-options.js';
 import type { Timeouts } from '../transport/exchange.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
 import { explicitFlags, reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
-import { parseChoice, parseGridLatencyLoad, parseJsonObject, parseNumber, parseNumberList, parseSlo, type Problems } from './parse.js';
+import { parseChoice, parseDuration, parseGridLatencyLoad, parseJsonObject, parseNumber, parseNumberList, parseRateList, parseSlo, type Problems } from './parse.js';
 
 export const API_CHOICES = [
   'auto',
@@ -22,7 +22,7 @@ export const API_CHOICES = [
   'triton',
   'ollama',
 ] as const;
-export const FORMAT_CHOICES = ['table', 'md', 'json', 'csv'] as const;
+export const FORMAT_CHOICES = ['table', 'md', 'json', 'csv', 'html', 'png', 'svg'] as const;
 export type ReportFormat = (typeof FORMAT_CHOICES)[number];
 
 /** Raw flag values as commander hands them over (strings; booleans for switches). */
@@ -94,6 +94,7 @@ export interface RawRunFlags {
   capacityAxis?: string;
   capacityPrecision?: string;
   capacityRepeats?: string;
+  columns?: string;
 }
 
 export interface RunOptions {
@@ -147,6 +148,8 @@ export interface RunOptions {
   idleWaitSeconds: number;
   /** `--profile capacity`: the search's settings (--slo, --slo-attainment, --capacity-*). */
   capacity?: CapacitySettings;
+  /** `--columns`: the terminal table's columns (report/columns.ts); undefined = the compact default. */
+  columns?: string[];
 }
 
 /** How prompts are made (issue: workloads). Length strings are parsed by workload/lengths. */
@@ -215,11 +218,11 @@ export function resolveRunOptions(
     stream: raw.stream !== false,
     forceLength: raw.forceLength !== false,
     timeouts: {},
-    drainSeconds: parseNumber('--drain', raw.drain, p, { min: 0 }) ?? 30,
+    drainSeconds: parseDuration('--drain', raw.drain, p, { min: 0 }) ?? 30,
     progress: raw.progress !== false,
     records: { kind: 'full' },
     gridLatencyLoad: parseGridLatencyLoad(raw.gridLatencyLoad, p),
-    idleWaitSeconds: parseNumber('--idle-wait', raw.idleWait, p, { min: 0 }) ?? 60,
+    idleWaitSeconds: parseDuration('--idle-wait', raw.idleWait, p, { min: 0 }) ?? 60,
     workload: { outputTokensGiven: raw.outputTokens !== undefined && raw.outputTokensExplicit !== false },
 
   };
@@ -246,17 +249,17 @@ export function resolveRunOptions(
     p.push('--prefix-groups needs --prefix-tokens, e.g. --prefix-tokens 256 --prefix-groups 4');
   }
   if (w.thinkTime && !w.turns) p.push('--think-time goes with --turns');
-  if (w.timeScale !== undefined && !w.trace) p.push('--time-scale goes with --trace (to slow the simulator down, use inferbench sim --time-scale)');
+  if (w.timeScale !== undefined && !w.trace) p.push('--time-scale goes with --trace (to slow the simulated engine down, use inferbench sim --model-time-scale)');
   const set = <K extends keyof RunOptions>(key: K, value: RunOptions[K] | undefined): void => {
     if (value !== undefined) opts[key] = value;
   };
   set('target', target);
   set('model', raw.model);
-  set('rates', parseNumberList('--rate', raw.rate, p, { positive: true }));
+  set('rates', parseRateList('--rate', raw.rate, p));
   set('concurrencies', parseNumberList('--concurrency', raw.concurrency, p, { integer: true, positive: true }));
   set('maxRequests', parseNumber('--max-requests', raw.maxRequests, p, { integer: true, positive: true }));
-  set('maxSeconds', parseNumber('--max-seconds', raw.maxSeconds, p, { positive: true }));
-  set('warmupSeconds', parseNumber('--warmup', raw.warmup, p, { min: 0 }));
+  set('maxSeconds', parseDuration('--max-seconds', raw.maxSeconds, p, { positive: true }));
+  set('warmupSeconds', parseDuration('--warmup', raw.warmup, p, { min: 0 }));
   set('inputLens', parseNumberList('--input-lens', raw.inputLens, p, { integer: true, positive: true }));
   set('outputLens', parseNumberList('--output-lens', raw.outputLens, p, { integer: true, positive: true }));
   set('burstiness', parseNumber('--burstiness', raw.burstiness, p, { positive: true }));
@@ -277,10 +280,12 @@ export function resolveRunOptions(
     }
   }
   set('slo', parseSlo(raw.slo, p));
+  // Names are checked against the report's column catalog by the command (report/columns.ts parseColumns).
+  if (raw.columns !== undefined) opts.columns = raw.columns.split(',').map((c) => c.trim()).filter(Boolean);
   set('apiKey', raw.apiKey ?? (env['OPENAI_API_KEY'] || undefined));
   set('extraBody', parseJsonObject('--extra-body', raw.extraBody, p));
   const t = (flag: string, v: string | undefined): number | undefined => {
-    const s = parseNumber(flag, v, p, { positive: true });
+    const s = parseDuration(flag, v, p, { positive: true });
     return s === undefined ? undefined : s * 1000;
   };
   const timeouts: Partial<Timeouts> = {};
@@ -303,11 +308,12 @@ export function resolveRunOptions(
     if (opts.burstiness !== undefined) opts.capacity.burstiness = opts.burstiness;
   }
 
-  if ((profile === 'constant' || profile === 'poisson') && !opts.rates) {
+  // A flag given but malformed is already a problem: "needs --rate" after it would only repeat it.
+  if ((profile === 'constant' || profile === 'poisson') && raw.rate === undefined) {
     p.push(`--profile ${profile} needs --rate, e.g. --rate 1,2,4 (requests per second)`);
   }
-  if (profile === 'concurrent' && !opts.concurrencies) p.push('--profile concurrent needs --concurrency, e.g. --concurrency 1,8,32');
-  if (profile === 'grid' && (!opts.inputLens || !opts.outputLens)) {
+  if (profile === 'concurrent' && raw.concurrency === undefined) p.push('--profile concurrent needs --concurrency, e.g. --concurrency 1,8,32');
+  if (profile === 'grid' && (raw.inputLens === undefined || raw.outputLens === undefined)) {
     p.push('--profile grid needs --input-lens and --output-lens, e.g. --input-lens 128,512 --output-lens 128,512');
   }
   if (profile !== 'grid' && (opts.inputLens || opts.outputLens)) {

@@ -31,6 +31,7 @@ export class Prober {
       res = await fetch(url, { headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (err) {
       if (isTimeout(err) && !first) return undefined;
+      if (this.base.startsWith('https:') && (await answersPlainHttp(this.base, this.timeoutMs))) throw plainHttpError(this.base);
       throw connectError(this.base, err, this.timeoutMs);
     }
     const type = res.headers.get('content-type') ?? '';
@@ -82,9 +83,31 @@ function isTimeout(err: unknown): boolean {
   return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 }
 
+/**
+ * An https:// target whose TLS handshake failed (reset, "wrong version number", or silence): when the same
+ * host and port answer plain HTTP, the scheme is the mistake, and the error says so.
+ */
+async function answersPlainHttp(base: string, timeoutMs: number): Promise<boolean> {
+  const url = new URL(base);
+  url.protocol = 'http:';
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(Math.min(timeoutMs, 2000)) });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function plainHttpError(base: string): InferbenchError {
+  const http = base.replace(/^https:/, 'http:');
+  return new InferbenchError('E_CONNECT', `${base} does not speak TLS: the server there answers plain HTTP`, { hint: `use --target ${http}` });
+}
+
 function connectError(base: string, err: unknown, timeoutMs: number): InferbenchError {
   if (isTimeout(err)) {
     return new InferbenchError('E_CONNECT_TIMEOUT', `no answer from ${base} within ${timeoutMs} ms: is the server up and reachable?`, {
+      hint: 'check host, port and scheme',
       cause: err,
     });
   }

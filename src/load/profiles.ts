@@ -13,7 +13,10 @@ export interface ProfileConfig {
   limits: StageLimits;
   /** The workload for every stage except grid cells. */
   workload: Workload;
+  /** Open-loop rates; Infinity is a row sending `burstRequests` requests all at once (`--rate inf`). */
   rates?: number[];
+  /** Size of a `--rate inf` row (default: DEFAULT_BURST_REQUESTS). */
+  burstRequests?: number;
   concurrencies?: number[];
   /** Async rates a sweep places between its synchronous and throughput rates (GuideLLM: 9 → 11 rows). */
   sweepRates?: number;
@@ -125,6 +128,7 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
     case 'constant':
     case 'poisson': {
       const rate = cfg.rates?.[i];
+      if (rate === Number.POSITIVE_INFINITY) return allAtOnce(cfg);
       return rate === undefined ? undefined : open(rate, cfg.profile);
     }
     case 'sweep': {
@@ -188,6 +192,24 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
         : { ...base, kind: 'closed', concurrency: 1 };
     }
   }
+}
+
+/** Requests a `--rate inf` row sends when nothing else says how many (the grid's --num-prompts default). */
+export const DEFAULT_BURST_REQUESTS = 100;
+
+/**
+ * `--rate inf`: every request of the row sent at t=0 (vLLM's `--request-rate inf`), measured whole from the first
+ * send to the last completion, like a grid cell's burst; --max-concurrency still caps what is in flight.
+ */
+function allAtOnce(cfg: ProfileConfig): StageSpec {
+  const n = cfg.burstRequests ?? DEFAULT_BURST_REQUESTS;
+  return {
+    kind: 'burst',
+    label: `all at once (${n} requests)`,
+    limits: { maxRequests: n },
+    workload: cfg.workload,
+    ...(cfg.maxConcurrency !== undefined ? { maxConcurrency: cfg.maxConcurrency } : {}),
+  };
 }
 
 /** n rates evenly spaced from the synchronous rate (exclusive) to the throughput rate (inclusive), as GuideLLM does. */

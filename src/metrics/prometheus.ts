@@ -8,24 +8,84 @@ export interface ServerSample {
   preemptionsTotal?: number;
 }
 
-type Series = Array<{ labels: string; value: number }>;
+type Series = Array<{ labels: Record<string, string>; value: number }>;
 
-/** Prometheus text format: name{labels} value [timestamp]. Comments and malformed lines are skipped. */
+/**
+ * Prometheus text format: `name{label="value",…} value [timestamp]`. Label values may hold any character, with
+ * `\\`, `\"` and `\n` escaped (so a `}` or `"` inside a value does not end it). Comments, malformed lines and
+ * values that are not finite numbers are skipped.
+ */
 export function parsePrometheus(text: string): Map<string, Series> {
   const out = new Map<string, Series>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
-    if (!m) continue;
-    const value = Number(m[3]);
-    if (!Number.isFinite(value)) continue;
-    const name = m[1] as string;
-    let series = out.get(name);
-    if (!series) out.set(name, (series = []));
-    series.push({ labels: m[2] ?? '', value });
+    const sample = parseSampleLine(line);
+    if (!sample) continue;
+    let series = out.get(sample.name);
+    if (!series) out.set(sample.name, (series = []));
+    series.push({ labels: sample.labels, value: sample.value });
   }
   return out;
+}
+
+const NAME = /[a-zA-Z_:][a-zA-Z0-9_:]*/y;
+const LABEL_NAME = /[a-zA-Z_][a-zA-Z0-9_]*/y;
+const ESCAPES: Record<string, string> = { n: '\n', '\\': '\\', '"': '"' };
+
+function parseSampleLine(line: string): { name: string; labels: Record<string, string>; value: number } | undefined {
+  let i = 0;
+  const skipBlanks = (): void => {
+    while (line[i] === ' ' || line[i] === '\t') i++;
+  };
+  const word = (re: RegExp): string | undefined => {
+    re.lastIndex = i;
+    const m = re.exec(line);
+    if (m) i = re.lastIndex;
+    return m?.[0];
+  };
+  const name = word(NAME);
+  if (name === undefined) return undefined;
+  const labels: Record<string, string> = {};
+  if (line[i] === '{') {
+    i++;
+    for (;;) {
+      skipBlanks();
+      if (line[i] === '}') break;
+      const key = word(LABEL_NAME);
+      skipBlanks();
+      if (key === undefined || line[i] !== '=') return undefined;
+      i++;
+      skipBlanks();
+      if (line[i] !== '"') return undefined;
+      i++;
+      let value = '';
+      for (;;) {
+        const c = line[i];
+        if (c === undefined) return undefined; // the value never closed
+        if (c === '"') break;
+        if (c === '\\') {
+          const next = line[i + 1];
+          if (next === undefined) return undefined;
+          value += ESCAPES[next] ?? `\\${next}`;
+          i += 2;
+          continue;
+        }
+        value += c;
+        i++;
+      }
+      i++;
+      labels[key] = value;
+      skipBlanks();
+      if (line[i] === ',') i++;
+      else if (line[i] !== '}') return undefined;
+    }
+    i++;
+  }
+  if (line[i] !== ' ' && line[i] !== '\t') return undefined;
+  const valueText = line.slice(i).trim().split(/\s+/)[0] ?? '';
+  const value = Number(valueText);
+  return valueText !== '' && Number.isFinite(value) ? { name, labels, value } : undefined;
 }
 
 // Names per engine, first match wins (vLLM, SGLang, TGI, llama.cpp, TensorRT-LLM on Triton).
@@ -34,9 +94,9 @@ const WAITING = ['vllm:num_requests_waiting', 'sglang:num_queue_reqs', 'tgi_queu
 const KV = ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage', 'llamacpp:kv_cache_usage_ratio'];
 const PREEMPTIONS = ['vllm:num_preemptions_total', 'sglang:num_retracted_reqs'];
 
-function sum(series: Series | undefined, labelMatch?: string): number | undefined {
+function sum(series: Series | undefined, labelMatch?: [name: string, value: string]): number | undefined {
   if (!series) return undefined;
-  const picked = labelMatch ? series.filter((s) => s.labels.includes(labelMatch)) : series;
+  const picked = labelMatch ? series.filter((s) => s.labels[labelMatch[0]] === labelMatch[1]) : series;
   return picked.length ? picked.reduce((a, s) => a + s.value, 0) : undefined;
 }
 
@@ -51,11 +111,11 @@ function first(metrics: Map<string, Series>, names: readonly string[]): number |
 export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): ServerSample {
   const trt = metrics.get('nv_trt_llm_request_metrics');
   const blocks = metrics.get('nv_trt_llm_kv_cache_block_metrics');
-  const used = sum(blocks, 'kv_cache_block_type="used"');
-  const max = sum(blocks, 'kv_cache_block_type="max"');
+  const used = sum(blocks, ['kv_cache_block_type', 'used']);
+  const max = sum(blocks, ['kv_cache_block_type', 'max']);
   const s: ServerSample = { atMs };
-  const running = first(metrics, RUNNING) ?? sum(trt, 'request_type="active"');
-  const waiting = first(metrics, WAITING) ?? sum(trt, 'request_type="waiting"');
+  const running = first(metrics, RUNNING) ?? sum(trt, ['request_type', 'active']);
+  const waiting = first(metrics, WAITING) ?? sum(trt, ['request_type', 'waiting']);
   const kv = first(metrics, KV) ?? (used !== undefined && max ? used / max : undefined);
   const pre = first(metrics, PREEMPTIONS);
   if (running !== undefined) s.running = running;

@@ -2,19 +2,24 @@ import { configError } from '../core/errors.js';
 import { DEFINITIONS_NOTE, importedRunLine } from '../interop/definitions.js';
 import type { StoredRun } from '../store/run-store.js';
 import { capacityCharts } from './charts/capacity.js';
-import { gridCharts, sweepCharts, type ChartDef } from './charts/specs.js';
+import { sweepCharts, type ChartDef } from './charts/specs.js';
+import { gridCharts } from './charts/grid.js';
+import { runsSlo } from './charts/axes.js';
+import type { Slo } from '../metrics/summary.js';
 import { rankCapacity } from './capacity-rank.js';
 import { compareSections, renderCompareCsv, renderCompareMarkdown } from './compare.js';
 import { pricesJson } from './gpu-prices.js';
 import { computeGridVerdict } from './grid-verdict.js';
 import { gridHeader, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import type { ReportBundle } from './outputs.js';
-import { renderCsvReport, renderMarkdownReport } from './run-summary.js';
+import { renderCsvReport, renderMarkdownReport, renderTerminalReport } from './run-summary.js';
+import { fromMarkdown, type TerminalStyle } from './terminal.js';
 import { seriesNames } from './series.js';
 import { renderCsv } from './table.js';
 import { computeVerdict, type VerdictOptions } from './verdict.js';
 
-function chartsFor(runs: readonly StoredRun[], names: readonly string[], kind: 'report' | 'compare'): ChartDef[] {
+/** Charts over the runs; SLO limits drawn are compare's --slo, else the ones the runs were measured against. */
+function chartsFor(runs: readonly StoredRun[], names: readonly string[], kind: 'report' | 'compare', slo: Slo | undefined = runsSlo(runs)): ChartDef[] {
   const pick = (layout: 'grid' | 'sweep'): [StoredRun[], string[]] => {
     const idx = runs.map((r, i) => (r.summary.layout === layout ? i : -1)).filter((i) => i >= 0);
     return [idx.map((i) => runs[i] as StoredRun), idx.map((i) => names[i] as string)];
@@ -22,8 +27,10 @@ function chartsFor(runs: readonly StoredRun[], names: readonly string[], kind: '
   const [grids, gridNames] = pick('grid');
   const [sweeps, sweepNames] = pick('sweep');
   // Capacity runs lead with their capacity chart: it is the answer; the latency curves are its evidence.
-  return [...capacityCharts(runs, names, kind), ...(grids.length ? gridCharts(grids, gridNames) : []), ...(sweeps.length ? sweepCharts(sweeps, sweepNames) : [])];
+  return [...capacityCharts(runs, names, kind), ...(grids.length ? gridCharts(grids, gridNames, slo) : []), ...(sweeps.length ? sweepCharts(sweeps, sweepNames, slo) : [])];
 }
+
+const withSlo = (slo: Slo | undefined): { slo?: Slo } => (slo ? { slo } : {});
 
 const runJson = (r: StoredRun, series: string): object => ({ id: r.id, name: r.name, dir: r.dir, series, summary: { schemaVersion: r.schemaVersion, ...r.summary } });
 
@@ -49,6 +56,7 @@ export function buildReportBundle(runs: StoredRun[], toolVersion: string): Repor
     csv: runs.map((r) => ({ file: runs.length === 1 ? 'table.csv' : `table-${r.id}.csv`, text: renderCsvReport(r.summary) })),
     json: { kind: 'report', runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)) },
     charts: chartsFor(runs, names, 'report'),
+    ...withSlo(runsSlo(runs)),
     toolVersion,
   };
 }
@@ -85,10 +93,22 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
       commonRate: verdict.commonRate ?? null,
       runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)),
       sections: sections.map((s) => ({ series: s.series, heading: s.heading, table: s.table })),
-      verdict: { table: verdict.table, lines: verdict.lines, runs: verdict.runs },
+      verdict: { table: verdict.table, lines: verdict.lines, runs: verdict.runs, figures: verdict.figures },
       ...(capacity ? { capacityRanking: capacity } : {}),
     },
-    charts: chartsFor(runs, names, 'compare'),
+    charts: chartsFor(runs, names, 'compare', opts.slo ?? runsSlo(runs)),
+    ...withSlo(opts.slo ?? runsSlo(runs)),
     toolVersion,
   };
+}
+
+/**
+ * What `report` and `compare` print: for `report`, each run's compact terminal table (`--columns`); for `compare`,
+ * its Markdown side by side with the markup turned into terminal text (bold only where `style` draws it).
+ */
+export function terminalText(bundle: ReportBundle, opts: { columns?: readonly string[]; style: TerminalStyle }): string {
+  if (bundle.kind === 'compare') return fromMarkdown(bundle.markdown, opts.style);
+  const imported = bundle.runs.map((r, i) => importedRunLine(r, bundle.names[i] ?? r.id));
+  const parts = bundle.runs.map((r, i) => `${renderTerminalReport(r.summary, opts)}${imported[i] ? `\n- ${imported[i]}\n` : ''}`);
+  return `${parts.join('\n')}${imported.some(Boolean) ? `\n- ${DEFINITIONS_NOTE}\n` : ''}`;
 }

@@ -4,6 +4,7 @@ import type { StoredRun } from '../store/run-store.js';
 import { pricesGiven } from './gpu-prices.js';
 import { type GridCell, gridCells, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import { renderCsv, renderMarkdown, type Table } from './table.js';
+import { numericTable } from './csv-numeric.js';
 import { interpolateAt, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
 
 /** One run's table under its heading, as the seeds stack them. */
@@ -102,9 +103,12 @@ export function renderCompareMarkdown(
   return `${out.join('\n')}\n`;
 }
 
-/** All sections in one CSV: a Run column first, so spreadsheets can pivot on it. */
+/**
+ * compare.csv: every run's numeric table (csv-numeric.ts) stacked, a `run` column first so spreadsheets can pivot on
+ * it. The Δ columns of compare.md are left to the reader's formula: this file holds the figures themselves.
+ */
 export function renderCompareCsv(sections: readonly CompareSection[]): string {
-  const headers = ['Run', ...(sections.reduce<string[]>((a, s) => (s.table.headers.length > a.length ? s.table.headers : a), []))];
-  const rows = sections.flatMap((s) => s.table.rows.map((r) => [s.series, ...r, ...Array<string>(headers.length - 1 - r.length).fill('')]));
-  return renderCsv({ headers, rows });
+  const tables = sections.map((s) => ({ series: s.series, table: numericTable(s.run.summary.layout, s.run.summary.stages, s.run.summary.capacity) }));
+  const headers = ['run', ...(tables[0]?.table.headers ?? [])];
+  return renderCsv({ headers, rows: tables.flatMap((t) => t.table.rows.map((r) => [t.series, ...r])) });
 }

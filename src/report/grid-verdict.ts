@@ -84,5 +84,26 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
   const cheap = per.filter((p) => p.cost !== undefined).sort((x, y) => (x.cost as number) - (y.cost as number));
   if (cheap[0] && cheap[1]) lines.push(`Cheapest per output token (best cell${opts.slo ? ' meeting the SLO' : ''}): ${cheap[0].series} at $${f(cheap[0].cost, 3)} per 1M (vs $${f(cheap[1].cost, 3)}).`);
   lines.push(...missingPriceLines(runs, names, opts));
-  return { runs: per.map((p) => ({ series: p.series, ...(p.cost !== undefined && p.price.price !== undefined ? { costPerMillion: p.cost, gpuHourPrice: p.price.price } : {}) })), table: { headers, rows }, lines };
+  const num = (n: number | undefined): number | null => (n !== undefined && Number.isFinite(n) ? n : null);
+  const figures = per.map((p, i) => ({
+    run: p.series,
+    bestOutputTokensPerS: num(p.best?.outputTokenThroughput),
+    bestCell: p.best?.label ?? null,
+    commonCells: common.length,
+    meanOutputTokensPerSOverCommonCells: num(p.meanTok),
+    meanLatencyPerOutputTokenMs: num(p.meanLat),
+    cellsLeading: p.wins,
+    cellsMeasured: p.cells,
+    ...(opts.slo ? { cellsMeetingSlo: p.slo ?? 0 } : {}),
+    gpus: runs[i]?.summary.context.gpus ?? 1,
+    gpuHourPriceUsd: p.price.price ?? null,
+    costUsdPerMillionOutputTokens: num(p.cost),
+    costCell: p.cost !== undefined ? (p.costCell?.label ?? null) : null,
+  }));
+  return {
+    runs: per.map((p) => ({ series: p.series, ...(p.cost !== undefined && p.price.price !== undefined ? { costPerMillion: p.cost, gpuHourPrice: p.price.price } : {}) })),
+    figures,
+    table: { headers, rows },
+    lines,
+  };
 }

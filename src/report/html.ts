@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
+import type { Slo } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
-import type { RequestSample } from '../store/requests-reader.js';
-import { histogramChart, type ChartDef } from './charts/specs.js';
+import type { RunDetails, TelemetryPoint } from '../store/run-details.js';
+import type { ChartDef } from './charts/specs.js';
 import { compileSpec, vegaRuntimePath } from './charts/render.js';
 import { escapeHtml as esc, jsonForScript, plainHeading } from './html-escape.js';
+import { rowHistograms, telemetryCharts, timelineCharts, workloadCharts } from './html-charts.js';
+import { goodputSection, healthSection, htmlTable, rowViewSection, workloadSection, type SampleRequestText } from './html-sections.js';
 import type { Table } from './table.js';
 
 export interface HtmlInput {
@@ -15,15 +18,16 @@ export interface HtmlInput {
   verdict?: { table: Table; lines: readonly string[] };
   capacityRanking?: { table: Table; lines: readonly string[] };
   charts: readonly ChartDef[];
-  samples: readonly RequestSample[];
+  /** Per run: what requests.jsonl holds, sampled (store/run-details.ts). */
+  details: readonly RunDetails[];
+  /** Per run: telemetry.jsonl, seconds from the run's first send (empty when the server had no /metrics). */
+  telemetry: readonly (readonly TelemetryPoint[])[];
+  /** Per run: sample-requests.json's requests (absent for predictions and older runs). */
+  sampleTexts: readonly (SampleRequestText[] | undefined)[];
+  /** SLO limits to draw (compare --slo, else the runs' own). */
+  slo?: Slo;
   generatedAt: string;
   toolVersion: string;
-}
-
-function htmlTable(t: Table): string {
-  const head = `<tr>${t.headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
-  const body = t.rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('\n');
-  return `<div class="scroll"><table><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function metadataTable(runs: readonly StoredRun[], names: readonly string[]): Table {
@@ -52,44 +56,64 @@ function metadataTable(runs: readonly StoredRun[], names: readonly string[]): Ta
   };
 }
 
-function distributionCharts(names: readonly string[], samples: readonly RequestSample[]): ChartDef[] {
-  const metrics = [
-    ['ttftMs', 'dist-ttft', 'Time to first token (ms)'],
-    ['itlMs', 'dist-itl', 'Inter-token latency (ms)'],
-    ['e2eMs', 'dist-e2e', 'Request latency (ms)'],
-  ] as const;
-  return metrics.flatMap(([key, name, title]) => {
-    const values = samples.flatMap((s, i) => s[key].map((value) => ({ series: names[i] ?? String(i), value })));
-    return values.length ? [histogramChart(name, title, values, names)] : [];
-  });
-}
-
-function failures(runs: readonly StoredRun[], names: readonly string[], samples: readonly RequestSample[]): string {
+function failures(runs: readonly StoredRun[], names: readonly string[], details: readonly RunDetails[]): string {
   const rows: string[][] = [];
-  samples.forEach((s, i) => {
+  details.forEach((s, i) => {
     const top = [...s.errors.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10);
     for (const [message, n] of top) rows.push([names[i] ?? runs[i]?.id ?? '', String(n), message]);
     if (s.badLines) rows.push([names[i] ?? '', String(s.badLines), 'requests.jsonl lines that are not JSON (skipped)']);
   });
-  if (!rows.length) return '<p>No failed request in the measured windows.</p>';
+  if (!rows.length) return '<p class="note">No failed request in the measured windows.</p>';
   return htmlTable({ headers: ['Run', 'Requests', 'Error'], rows });
 }
 
-const CSS = `body{font-family:'DejaVu Sans',system-ui,sans-serif;margin:24px auto;max-width:1280px;padding:0 16px;color:#222}
+/**
+ * Laid out for a 1400-px window: tables wrap their text instead of hiding columns behind a scroll bar, charts take
+ * the width of their grid cell (two to a row), wide charts (grid panels, capacity) a row of their own.
+ */
+const CSS = `body{font-family:'DejaVu Sans',system-ui,sans-serif;margin:16px auto;max-width:1600px;padding:0 16px;color:#222}
 h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #ddd}h3{font-size:1em;margin:1.4em 0 .4em}
-table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:center;white-space:nowrap}
-th{background:#f3f3f3}.scroll{overflow-x:auto}.charts{display:flex;flex-wrap:wrap;gap:16px}
-figure.chart{margin:0;border:1px solid #eee;padding:8px}.note{color:#555;font-size:13px}`;
+table{border-collapse:collapse;font-size:12.5px;max-width:100%}th,td{border:1px solid #ccc;padding:3px 6px;text-align:center;overflow-wrap:break-word}
+th{background:#f3f3f3;font-weight:600}td{white-space:normal}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:16px}.charts.three{grid-template-columns:repeat(auto-fill,minmax(400px,1fr))}
+figure.chart{margin:0;border:1px solid #eee;padding:8px;min-width:0;overflow:hidden}figure.chart.wide{grid-column:1/-1;overflow-x:auto}
+figure.chart .view{width:100%}.note{color:#555;font-size:13px}.picker{font-weight:600}.picker select{font-size:14px;margin-left:6px}
+details.sample pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:8px;font-size:12px;max-height:320px;overflow-y:auto}`;
+
+/** Charts of a fixed shape keep their width; the others fill their grid cell (the PNGs keep their own width). */
+function fitted(c: ChartDef): { spec: ChartDef['spec']; wide: boolean } {
+  const s = c.spec as unknown as Record<string, unknown>;
+  const fixedShape = 'facet' in s || 'vconcat' in s || 'hconcat' in s || 'concat' in s;
+  if (fixedShape) return { spec: c.spec, wide: true };
+  return { spec: { ...s, width: 'container', autosize: { type: 'fit-x', contains: 'padding' } } as unknown as ChartDef['spec'], wide: false };
+}
 
 /** One self-contained HTML file: the vega runtime is inlined, specs are precompiled, nothing is fetched. */
 export async function renderHtml(input: HtmlInput): Promise<string> {
-  const dists = distributionCharts(input.names, input.samples);
-  const all = [...input.charts, ...dists];
-  const compiled = await Promise.all(all.map(async (c, i) => ({ id: `chart-${i}`, spec: await compileSpec(c.spec) })));
-  const figure = (c: ChartDef, i: number): string => `<figure class="chart" data-chart="${esc(c.name)}"><div id="chart-${i}" class="view"></div></figure>`;
-  const sampled = input.samples.some((s) => s.sampled);
+  const { runs, names, details } = input;
+  const rowView = rowViewSection(runs, names);
+  const groups = {
+    summary: input.charts,
+    rows: rowHistograms(details, rowView.firstKey, input.slo),
+    time: timelineCharts(runs, names, details, input.slo),
+    server: telemetryCharts(names, input.telemetry),
+    workload: workloadCharts(runs, names, details),
+  };
+  const all = [...groups.summary, ...groups.rows, ...groups.time, ...groups.server, ...groups.workload];
+  const fits = all.map(fitted);
+  const compiled = await Promise.all(fits.map(async (f, i) => ({ id: `chart-${i}`, spec: await compileSpec(f.spec), row: groups.rows.includes(all[i] as ChartDef) })));
+  let next = 0;
+  const figures = (charts: readonly ChartDef[], cls = 'charts'): string =>
+    `<div class="${cls}">${charts
+      .map((c) => {
+        const i = next++;
+        return `<figure class="chart${fits[i]?.wide ? ' wide' : ''}" data-chart="${esc(c.name)}"><div id="chart-${i}" class="view"></div></figure>`;
+      })
+      .join('\n')}</div>`;
+  const sampled = details.some((s) => s.sampled);
   const runtime = readFileSync(vegaRuntimePath(), 'utf8');
-  const notes = input.runs.flatMap((r, i) => [...r.summary.notes, r.summary.windowRules, ...r.warnings].filter(Boolean).map((n) => `${input.names[i] ?? r.id}: ${n}`));
+  const notes = runs.flatMap((r, i) => [...r.summary.notes, ...r.warnings].filter(Boolean).map((n) => `${names[i] ?? r.id}: ${n}`));
+  const windows = runs.map((r, i) => `${names[i] ?? r.id}: ${r.summary.windowRules}`).filter((w) => !w.endsWith(': '));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(input.title)}</title><style>${CSS}</style></head>
@@ -97,29 +121,51 @@ export async function renderHtml(input: HtmlInput): Promise<string> {
 <h1>${esc(input.title)}</h1>
 <p class="note">Generated ${esc(input.generatedAt)} by inferbench ${esc(input.toolVersion)} from saved runs. Click a legend entry to highlight a run; hover a mark for its values.</p>
 <h2>Runs</h2>
-${htmlTable(metadataTable(input.runs, input.names))}
+${htmlTable(metadataTable(runs, names))}
 ${notes.length ? `<ul class="note">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${windows.length ? `<details class="note"><summary>How each row's window was measured</summary><ul>${windows.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></details>` : ''}
 <h2>Tables</h2>
 ${input.sections.map((s) => `<h3>${esc(plainHeading(s.heading))}</h3>\n${htmlTable(s.table)}`).join('\n')}
 ${input.capacityRanking ? `<h2 id="capacity-ranking">Capacity ranking</h2>\n${htmlTable(input.capacityRanking.table)}\n<ul>${input.capacityRanking.lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}
 ${input.verdict ? `<h2>Verdict at matched load</h2>\n${htmlTable(input.verdict.table)}\n<ul>${input.verdict.lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}
 <h2>Charts</h2>
-<div class="charts">${input.charts.map((c, i) => figure(c, i)).join('\n')}</div>
-<h2>Per-request distributions</h2>
-<p class="note">Successful measured requests${sampled ? ', a seeded sample of at most 2,000 per run and metric' : ''}.</p>
-<div class="charts">${dists.map((c, i) => figure(c, input.charts.length + i)).join('\n')}</div>
+${figures(groups.summary)}
+<h2 id="rows">One row at a time</h2>
+<p class="note">Pick a row: its percentiles over every measured request, and its own distributions${sampled ? ' (a seeded sample of at most 600 values per row and metric)' : ''}.</p>
+${rowView.html}
+${figures(groups.rows, 'charts three')}
+<h2 id="goodput">Goodput</h2>
+${goodputSection(runs, names)}
+<h2 id="over-time">Over time</h2>
+<p class="note">Seconds from each run's first request; every request counts here, the ramp-up of each row included.</p>
+${groups.time.length ? figures(groups.time) : '<p class="note">No request records (requests.jsonl is missing or empty).</p>'}
+<h2 id="server">Server telemetry</h2>
+${groups.server.length ? figures(groups.server) : '<p class="note">The server exposed no Prometheus /metrics during the run (or the run was predicted).</p>'}
+<h2 id="client">Client health</h2>
+${healthSection(runs, names)}
+<h2 id="workload">Workload</h2>
+${workloadSection(runs, names, input.sampleTexts)}
+${figures(groups.workload)}
 <h3>Failures</h3>
-${failures(input.runs, input.names, input.samples)}
+${failures(runs, names, details)}
 <script>${runtime.replace(/<\/script/gi, '<\\/script')}</script>
 <script type="application/json" id="ib-specs">${jsonForScript(compiled)}</script>
 <script>
 (function () {
   var specs = JSON.parse(document.getElementById('ib-specs').textContent);
+  var rowViews = [];
   window.inferbenchCharts = Promise.all(specs.map(function (c) {
     var el = document.getElementById(c.id);
-    return new vega.View(vega.parse(c.spec), { renderer: 'svg', container: el, hover: true }).runAsync()
-      .catch(function (err) { el.textContent = 'chart failed: ' + err.message; console.error(err); });
+    var view = new vega.View(vega.parse(c.spec), { renderer: 'svg', container: el, hover: true });
+    if (c.row) rowViews.push(view);
+    return view.runAsync().catch(function (err) { el.textContent = 'chart failed: ' + err.message; console.error(err); });
   }));
+  var pick = document.getElementById('row-pick');
+  if (pick) pick.addEventListener('change', function () {
+    var key = pick.value;
+    document.querySelectorAll('.row-view').forEach(function (d) { d.hidden = d.getAttribute('data-row') !== key; });
+    window.inferbenchRowPicked = Promise.all(rowViews.map(function (v) { return v.signal('row', key).runAsync(); }));
+  });
 })();
 </script>
 </body></html>

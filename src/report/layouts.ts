@@ -22,7 +22,7 @@ export interface TableContext {
 }
 
 /** Two decimals and the unit; an absent or unmeasured figure (undefined, NaN) is "—", never "NaN" or a made-up 0.00. */
-const f2 = (n: number | undefined, unit = ''): string => (n === undefined || !Number.isFinite(n) ? '—' : `${n.toFixed(2)}${unit}`);
+export const f2 = (n: number | undefined, unit = ''): string => (n === undefined || !Number.isFinite(n) ? '—' : `${n.toFixed(2)}${unit}`);
 
 /** Sort key: synchronous first, then by target rate / concurrency, throughput last (design.md §2). */
 export function sweepOrder(s: StageSummary): number {
@@ -31,7 +31,7 @@ export function sweepOrder(s: StageSummary): number {
   return s.targetRate ?? s.concurrency ?? 0;
 }
 
-function failureCell(s: StageSummary): string {
+export function failureCell(s: StageSummary): string {
   if (s.requests.total === 0) return s.overSaturated !== undefined ? 'stopped: over-saturated' : 'no requests';
   const codes = Object.entries(s.errorsByCode)
     .sort((a, b) => b[1] - a[1])
@@ -47,6 +47,9 @@ function failureCell(s: StageSummary): string {
 /** Why a row has no figures: said under the table, never in a numeric column. */
 export function noneFinished(s: StageSummary): string {
   if (s.requests.total === 0) return 'sent no measured request';
+  if (s.requests.errors === 0 && s.requests.incomplete > 0 && s.interrupted) {
+    return `none finished before the interruption: ${s.requests.incomplete} cut (continue the run with --resume)`;
+  }
   if (s.requests.errors === 0 && s.requests.incomplete > 0) {
     return `none finished: ${s.requests.incomplete} cut (${s.firstError ? shortError(s.firstError) : 'stopped'}; raise --max-seconds or --drain)`;
   }
@@ -64,14 +67,14 @@ export function rowMarks(s: StageSummary): string {
 }
 
 /** A percentile cell: "—" when unmeasured, a † when it rests on fewer than MIN_PERCENTILE_SAMPLES values. */
-function pct(st: Stats | undefined, unit: string): string {
+export function pct(st: Stats | undefined, unit: string, pick: 'median' | 'p90' | 'p95' | 'p99' = 'p99'): string {
   if (!st) return '—';
-  const cell = f2(st.p99, unit);
+  const cell = f2(st[pick], unit);
   return st.count < MIN_PERCENTILE_SAMPLES && cell !== '—' ? `${cell} †` : cell;
 }
 
 /** "ok/sent" of the measured requests (the ramp-up is counted apart, in summary.json). */
-const samples = (s: StageSummary): string => `${s.requests.ok}/${s.requests.total}`;
+export const samples = (s: StageSummary): string => `${s.requests.ok}/${s.requests.total}`;
 
 /** Seed 003 layout, plus p99 columns, sample counts and the failure share (never a silent 0.00). */
 export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: CapacityResult } = {}): Table {
@@ -116,18 +119,22 @@ export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: C
  */
 function withSloColumn(table: Table, rowStages: readonly StageSummary[], capacity: CapacityResult | undefined): Table {
   if (!rowStages.some((s) => s.sloAttainment)) return table;
-  const cell = (s: StageSummary): string => {
-    const a = s.sloAttainment;
-    if (!a) return '—';
-    const share = `${a.percent.toFixed(1)}% of ${a.of}`;
-    const probe = capacity?.probes.find((p) => p.stage === s.index);
-    if (!probe) return share;
-    return `${probe.pass ? 'pass' : 'FAIL'} ${share}${probe.overSaturated !== undefined ? ' (did not keep up)' : ''}`;
-  };
   return {
-    headers: [...table.headers, capacity === undefined ? 'Met SLO' : `Met SLO (target ${capacity.attainment}%)`],
-    rows: table.rows.map((r, i) => [...r, cell(rowStages[i] as StageSummary)]),
+    headers: [...table.headers, sloHeader(capacity)],
+    rows: table.rows.map((r, i) => [...r, sloCell(rowStages[i] as StageSummary, capacity)]),
   };
+}
+
+export const sloHeader = (capacity: CapacityResult | undefined): string => (capacity === undefined ? 'Met SLO' : `Met SLO (target ${capacity.attainment}%)`);
+
+/** "93.0% of 57"; a capacity probe adds its verdict: "pass 100.0% of 20", "FAIL 80.0% of 20 (did not keep up)". */
+export function sloCell(s: StageSummary, capacity: CapacityResult | undefined): string {
+  const a = s.sloAttainment;
+  if (!a) return '—';
+  const share = `${a.percent.toFixed(1)}% of ${a.of}`;
+  const probe = capacity?.probes.find((p) => p.stage === s.index);
+  if (!probe) return share;
+  return `${probe.pass ? 'pass' : 'FAIL'} ${share}${probe.overSaturated !== undefined ? ' (did not keep up)' : ''}`;
 }
 
 /** A grid cell: its throughput burst and its low-load latency pass (older runs have the burst only). */
@@ -199,16 +206,19 @@ export function gridTable(stages: readonly StageSummary[]): Table {
 /** When the server exposed /metrics: its own peak running / waiting requests and KV-cache use per row. */
 function withServerColumn(table: Table, rowStages: readonly StageSummary[]): Table {
   if (!rowStages.some((s) => s.server)) return table;
-  const cell = (s: StageSummary): string => {
-    const v = s.server;
-    if (!v) return '—';
-    const kv = v.peakKvUsage !== undefined ? `${(v.peakKvUsage * 100).toFixed(0)}%` : '—';
-    return `${v.peakRunning ?? '—'} / ${v.peakWaiting ?? '—'} / ${kv}`;
-  };
   return {
     headers: [...table.headers, 'Server peak run / wait / KV'],
-    rows: table.rows.map((r, i) => [...r, cell(rowStages[i] as StageSummary)]),
+    rows: table.rows.map((r, i) => [...r, serverCell(rowStages[i] as StageSummary)]),
   };
+}
+
+/** The server's own peak running / waiting requests and KV-cache use over a row: "50 / 0 / 6%". */
+export function serverCell(s: StageSummary | undefined): string {
+  const v = s?.server;
+  // One sample is a single instant, not the row's peak: fewer than two say nothing about it.
+  if (!v || v.samples < 2) return '—';
+  const kv = v.peakKvUsage !== undefined ? `${(v.peakKvUsage * 100).toFixed(0)}%` : '—';
+  return `${v.peakRunning ?? '—'} / ${v.peakWaiting ?? '—'} / ${kv}`;
 }
 
 /** The line above a sweep table, as seed 003 writes it. */
@@ -229,7 +239,8 @@ export function sweepHeader(ctx: TableContext): string {
 /** The headings above a grid table, as seeds 000/002/004 write them. */
 export function gridHeader(ctx: TableContext): string {
   const lines = [`# ${ctx.model}${ctx.quant ? ` (${ctx.quant})` : ''}`, ''];
-  if (ctx.gpu) lines.push(`## ${(ctx.gpus ?? 1) > 1 ? `${ctx.gpus}× ` : ''}${ctx.gpu}`, '');
+  // The GPU count always, one included: a grid from 1 GPU and one from 2 must not read alike.
+  if (ctx.gpu) lines.push(`## ${ctx.gpus ?? 1}× ${ctx.gpu}`, '');
   lines.push(`## ${ctx.engine}${ctx.engineVersion ? ` ${ctx.engineVersion}` : ''}${ctx.predicted ? ' (predicted)' : ''}`);
   return lines.join('\n');
 }

@@ -1,8 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
 import type { StoredRun } from '../store/run-store.js';
-import { readRequestSample } from '../store/requests-reader.js';
+import { readRunDetails, readTelemetry } from '../store/run-details.js';
+import type { Slo } from '../metrics/summary.js';
+import type { SampleRequestText } from './html-sections.js';
 import type { ChartDef } from './charts/specs.js';
 import { specToSvg, svgToPng } from './charts/render.js';
 import { renderHtml } from './html.js';
@@ -35,6 +37,8 @@ export interface ReportBundle {
   csv: { file: string; text: string }[];
   json: object;
   charts: ChartDef[];
+  /** SLO limits the charts draw (compare --slo, else the runs' own). */
+  slo?: Slo;
   toolVersion: string;
 }
 
@@ -69,7 +73,14 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
     }
   }
   if (formats.includes('html')) {
-    const samples = await Promise.all(bundle.runs.map((r) => readRequestSample(r.dir)));
+    const details = await Promise.all(bundle.runs.map((r) => readRunDetails(r.dir)));
+    // telemetry.jsonl is on the run's clock: placed on the same time axis as the requests.
+    // Samples from before the first request (prompt calibration, the idle check) are left out.
+    const telemetry = bundle.runs.map((r, i) =>
+      readTelemetry(r.dir)
+        .map(({ atMs, ...p }) => ({ ...p, tS: (atMs - (details[i]?.firstSendMs ?? atMs)) / 1000 }))
+        .filter((p) => p.tS >= 0),
+    );
     const html = await renderHtml({
       title: bundle.title,
       runs: bundle.runs,
@@ -78,7 +89,10 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
       ...(bundle.verdict ? { verdict: bundle.verdict } : {}),
       ...(bundle.capacityRanking ? { capacityRanking: bundle.capacityRanking } : {}),
       charts: bundle.charts,
-      samples,
+      details,
+      telemetry,
+      sampleTexts: bundle.runs.map((r) => readSampleTexts(r.dir)),
+      ...(bundle.slo ? { slo: bundle.slo } : {}),
       generatedAt: new Date().toISOString(),
       toolVersion: bundle.toolVersion,
     });
@@ -91,4 +105,16 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
 export function defaultReportDir(kind: 'report' | 'compare', date = new Date()): string {
   const stamp = date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return join('inferbench-reports', `${stamp}-${kind}`);
+}
+
+/** sample-requests.json of a run folder (cli/sample-requests.ts), when there is a readable one. */
+function readSampleTexts(dir: string): SampleRequestText[] | undefined {
+  const path = join(dir, 'sample-requests.json');
+  if (!existsSync(path)) return undefined;
+  try {
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as { requests?: unknown };
+    return Array.isArray(doc.requests) ? (doc.requests as SampleRequestText[]).filter((r) => typeof r?.prompt === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,11 +1,46 @@
 import type { CapacityResult } from '../load/capacity-types.js';
 import type { ClientHealth } from '../metrics/health.js';
-import type { StageSummary } from '../metrics/summary.js';
-import { gridHeader, gridTable, sweepHeader, sweepTable, type TableContext } from './layouts.js';
+import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js';
+import type { LengthDist } from '../workload/lengths.js';
+import { gridHeader, gridTable, rowMarks, sweepHeader, sweepTable, type TableContext } from './layouts.js';
 import { findingLines } from './findings.js';
 import { capacityNoteLines } from './capacity-notes.js';
 import { rowNoteLines } from './row-notes.js';
-import { renderCsv, renderMarkdown } from './table.js';
+import { renderMarkdown } from './table.js';
+import { renderNumericCsv } from './csv-numeric.js';
+import { resolveColumns } from './columns.js';
+import { reportRows } from './report-rows.js';
+import { fromMarkdown, PLAIN, renderTerminalTable, type TerminalStyle } from './terminal.js';
+
+/**
+ * summary.json `workloadSpec`: the workload as fields (the prose is `workload`). Lengths are distributions as
+ * `--prompt-dist` takes them (`{kind: 'fixed', value: 512}`, `{kind: 'uniform', min, max}` …).
+ */
+export interface WorkloadSpecDoc {
+  kind: 'synthetic' | 'dataset' | 'conversation' | 'trace' | 'grid';
+  /** Prompt lengths in tokens (conversations: each user turn's). */
+  promptTokens?: LengthDist;
+  /** Requested output lengths in tokens; absent for a dataset that keeps its own. */
+  outputTokens?: LengthDist;
+  /** Grid: the cells and the burst size of each. */
+  inputLens?: number[];
+  outputLens?: number[];
+  numPrompts?: number;
+  /** How prompt lengths were counted: `server /tokenize`, `approx (o200k_base)`, or a tokenizer.json path. */
+  tokenizer?: string;
+  dataset?: { path: string; column?: string; numPrompts?: number };
+  trace?: { path: string; timeScale?: number };
+  /** genai-bench scenario string, as given. */
+  scenario?: string;
+  sharedPrefix?: { tokens: number; groups: number };
+  turns?: LengthDist;
+  thinkTimeMs?: LengthDist;
+  /** Requests go to a chat endpoint (messages) rather than a completions one (prompt). */
+  chat?: boolean;
+  /** ignore_eos/min_tokens were sent so every reply has the requested length. */
+  forcedOutputLength?: boolean;
+  stream?: boolean;
+}
 
 /** summary.json: everything needed to re-render a run's tables without its requests. */
 export interface RunSummaryDoc {
@@ -24,7 +59,9 @@ export interface RunSummaryDoc {
     detection?: string;
   };
   profile: string;
+  /** The workload in words (kept for readers of older files; the fields are `workloadSpec`). */
   workload: string;
+  workloadSpec?: WorkloadSpecDoc;
   /** How the measured window is chosen, printed with the results. */
   windowRules: string;
   stages: StageSummary[];
@@ -36,14 +73,21 @@ export interface RunSummaryDoc {
   outDir?: string;
 }
 
-export function renderMarkdownReport(doc: RunSummaryDoc): string {
-  const header = doc.layout === 'grid' ? gridHeader(doc.context) : sweepHeader(doc.context);
-  const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages, sloTarget(doc));
+/** What goes under a run's table, in both renderings: findings, row notes, the capacity notes. */
+function footLines(doc: RunSummaryDoc): string[] {
   // A prediction's token counts are the simulator's own: comparing them with themselves says nothing.
   const foot: string[] = doc.context.predicted ? [] : findingLines(doc.stages, { goodput: !doc.capacity });
   foot.push(...rowNoteLines(doc.stages));
   if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
   if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity, doc.stages));
+  return foot;
+}
+
+/** table.md: the seed layouts, in Markdown. */
+export function renderMarkdownReport(doc: RunSummaryDoc): string {
+  const header = doc.layout === 'grid' ? gridHeader(doc.context) : sweepHeader(doc.context);
+  const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages, sloTarget(doc));
+  const foot = footLines(doc);
   const answer = doc.capacity ? `\n**${doc.capacity.verdict}**\n` : '';
   return `${header}\n\n${renderMarkdown(table)}\n${answer}${foot.length ? `\n${foot.map((l) => `- ${l}`).join('\n')}\n` : ''}`;
 }
@@ -52,6 +96,48 @@ function sloTarget(doc: RunSummaryDoc): { capacity?: CapacityResult } {
   return doc.capacity ? { capacity: doc.capacity } : {};
 }
 
+/** The line above a terminal table: what was measured, on what, with which workload. */
+export function terminalHeader(doc: RunSummaryDoc, style: TerminalStyle = PLAIN): string {
+  const c = doc.context;
+  const hw = c.gpu ? ` · ${c.gpus ?? 1}× ${c.gpu}` : '';
+  const engine = `${c.engine}${c.engineVersion ? ` ${c.engineVersion}` : ''}`;
+  const work =
+    doc.layout === 'grid'
+      ? doc.workload
+      : c.promptTokens !== undefined
+        ? `prompt_tokens=${c.promptTokens}, generated_tokens=${c.outputTokens ?? '?'}`
+        : (c.lengths ?? doc.workload);
+  const tag = c.predicted ? ' — predicted by the simulator' : '';
+  return `${style.bold(c.model)}${c.quant ? ` (${c.quant})` : ''}${hw} · ${engine}${c.label ? ` · ${c.label}` : ''}${work ? ` · ${work}` : ''}${tag}`;
+}
+
+/**
+ * What `run`, `predict` and `report` print: a compact table (`--columns` picks; see columns.ts), no Markdown
+ * markup, bold only where `style` draws it (a TTY without NO_COLOR). table.md keeps the full seed layout.
+ */
+export function renderTerminalReport(doc: RunSummaryDoc, opts: { columns?: readonly string[]; style?: TerminalStyle } = {}): string {
+  const style = opts.style ?? PLAIN;
+  const ctx = { layout: doc.layout, ...(doc.capacity ? { capacity: doc.capacity } : {}) };
+  const columns = resolveColumns(opts.columns, doc.layout, doc.stages);
+  const rows = reportRows(doc.layout, doc.stages);
+  const ids = doc.layout === 'grid' ? ['Input', 'Output'] : ['Benchmark'];
+  const table = {
+    headers: [...ids, ...columns.map((c) => c.header(ctx))],
+    rows: rows.map((r) => [
+      ...(doc.layout === 'grid' ? [String(r.input), String(r.output)] : [r.throughput ? rowMarks(r.throughput) : r.label]),
+      ...columns.map((c) => c.cell(r, ctx)),
+    ]),
+  };
+  const foot = footLines(doc).map((l) => `- ${fromMarkdown(l, style)}`);
+  // Percentile columns asked for on a grid (whose notes never mark any) still need their † explained.
+  if (table.rows.some((r) => r.some((c) => c.endsWith(' †'))) && !foot.some((l) => l.startsWith('- †'))) {
+    foot.push(`- † percentile from fewer than ${MIN_PERCENTILE_SAMPLES} samples`);
+  }
+  const answer = doc.capacity ? `\n${style.bold(doc.capacity.verdict)}\n` : '';
+  return `${terminalHeader(doc, style)}\n\n${renderTerminalTable(table, ids.length)}\n${answer}${foot.length ? `\n${foot.join('\n')}\n` : ''}`;
+}
+
+/** table.csv: numeric, one number per cell, units in the headers (csv-numeric.ts). */
 export function renderCsvReport(doc: RunSummaryDoc): string {
-  return renderCsv(doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages, sloTarget(doc)));
+  return renderNumericCsv(doc.layout, doc.stages, doc.capacity);
 }

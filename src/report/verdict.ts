@@ -89,10 +89,17 @@ export interface RunVerdict {
   costAt?: { basis: CostBasis; row: string };
 }
 
+export type VerdictFigures = { run: string } & Record<string, number | string | boolean | null>;
+
 export interface Verdict {
   /** The highest achieved request rate every run reached (sweeps). */
   commonRate?: number;
   runs: RunVerdict[];
+  /**
+   * compare.json `verdict.figures`: the verdict's numbers, one object per run, each field named with its unit
+   * (`…PerS`, `…Ms`, `…Usd…`); null where the figure does not exist (no row met the SLO, no price given).
+   */
+  figures: VerdictFigures[];
   table: Table;
   /** The short verdict, one sentence a line. */
   lines: string[];
@@ -169,7 +176,23 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     return row;
   });
   const lines = [...mismatchWarning(opts), ...verdictLines(verdicts, commonRate, opts), ...missingPriceLines(runs, names, opts)];
-  return { ...(commonRate !== undefined ? { commonRate } : {}), runs: verdicts, table: { headers, rows }, lines };
+  const figures = verdicts.map((v, i): VerdictFigures => ({
+    run: v.series,
+    peakOutputTokensPerS: v.peak?.tokensPerS ?? null,
+    peakRow: v.peak?.row ?? null,
+    saturated: v.saturated ?? null,
+    saturationOutputTokensPerS: v.saturation?.tokensPerS ?? null,
+    ...(opts.slo ? { sloHighestRequestsPerS: v.sloRate?.requestsPerS ?? null, sloHighestRow: v.sloRate?.row ?? null } : {}),
+    commonRateRequestsPerS: commonRate ?? null,
+    ttftMeanMsAtCommonRate: v.ttftAtCommon ?? null,
+    itlMeanMsAtCommonRate: v.itlAtCommon ?? null,
+    gpus: runs[i]?.summary.context.gpus ?? 1,
+    gpuHourPriceUsd: v.gpuHourPrice ?? null,
+    costUsdPerMillionOutputTokens: v.costPerMillion ?? null,
+    costBasis: v.costAt?.basis ?? null,
+    costRow: v.costAt?.row ?? null,
+  }));
+  return { ...(commonRate !== undefined ? { commonRate } : {}), runs: verdicts, figures, table: { headers, rows }, lines };
 }
 
 function costCell(v: RunVerdict, run: StoredRun, opts: VerdictOptions): string {

@@ -104,6 +104,7 @@ export function resolveRun(ref: string, resultsDir: string): StoredRun {
   if (existsSync(asPath)) {
     if (isRunDir(asPath)) return openRunDir(asPath);
     if (basename(asPath) === 'summary.json') return openRunDir(join(asPath, '..'));
+    if (statSync(asPath).isDirectory()) throw noSummary(ref, asPath);
   }
   const hint = `list run ids with \`inferbench ls${resultsDir === DEFAULT_RESULTS_DIR ? '' : ` --results ${resultsDir}`}\`, or pass a run folder path`;
   const runs = listRuns(resultsDir);
@@ -117,6 +118,17 @@ export function resolveRun(ref: string, resultsDir: string): StoredRun {
   if (!hit) throw configError(`unknown run "${ref}" (not a run folder, nor a run id in ${resolve(resultsDir)})`, hint);
   if (hit.error !== undefined || !hit.run) throw configError(hit.error ?? `cannot read ${hit.dir}`);
   return hit.run;
+}
+
+/** A folder given as a run that has no summary.json: say that, and why it may be missing. */
+function noSummary(ref: string, dir: string): Error {
+  if (existsSync(join(dir, 'manifest.json'))) {
+    return configError(
+      `${ref} has no summary.json: that run stopped before its first row finished`,
+      `continue it with \`inferbench run --resume ${ref}\`, or start a new run`,
+    );
+  }
+  return configError(`${ref} has no summary.json: it is not an inferbench run folder`, 'pass a run folder (it holds summary.json) or a run id from `inferbench ls`');
 }
 
 export interface RunFilter {

@@ -97,6 +97,44 @@ const context = z.object({
   outputTokens: z.number().optional(),
   predicted: z.boolean().optional(),
   label: z.string().optional(),
+  lengths: z.string().optional(),
+});
+
+const lengthDist = z.union([
+  z.object({ kind: z.literal('fixed'), value: z.number() }),
+  z.object({ kind: z.literal('uniform'), min: z.number(), max: z.number() }),
+  z.object({ kind: z.literal('normal'), mean: z.number(), stddev: z.number(), min: z.number().optional(), max: z.number().optional() }),
+  z.object({ kind: z.literal('exponential'), mean: z.number(), min: z.number().optional(), max: z.number().optional() }),
+]);
+
+/** summary.json `workloadSpec` (added beside the prose `workload`; older files have none). */
+const workloadSpec = z.object({
+  kind: z.enum(['synthetic', 'dataset', 'conversation', 'trace', 'grid']),
+  promptTokens: lengthDist.optional(),
+  outputTokens: lengthDist.optional(),
+  inputLens: z.array(z.number()).optional(),
+  outputLens: z.array(z.number()).optional(),
+  numPrompts: z.number().optional(),
+  tokenizer: z.string().optional(),
+  dataset: z.object({ path: z.string(), column: z.string().optional(), numPrompts: z.number().optional() }).optional(),
+  trace: z.object({ path: z.string(), timeScale: z.number().optional() }).optional(),
+  scenario: z.string().optional(),
+  sharedPrefix: z.object({ tokens: z.number(), groups: z.number() }).optional(),
+  turns: lengthDist.optional(),
+  thinkTimeMs: lengthDist.optional(),
+  chat: z.boolean().optional(),
+  forcedOutputLength: z.boolean().optional(),
+  stream: z.boolean().optional(),
+});
+
+/** The client's health over the run (metrics/health.ts); older files have none. */
+const health = z.object({
+  dispatchLagP99Ms: z.number(),
+  connectWaitP99Ms: z.number().default(0),
+  eventLoopDelayP99Ms: z.number(),
+  clientCpuShare: z.number(),
+  clientLimited: z.boolean(),
+  warning: z.string().optional(),
 });
 
 export const summarySchema = z.object({
@@ -119,9 +157,11 @@ export const summarySchema = z.object({
     .default({ api: 'unknown', engine: 'unknown', model: '', simulated: false }),
   profile: z.string().default(''),
   workload: z.string().default(''),
+  workloadSpec: workloadSpec.optional(),
   windowRules: z.string().default(''),
   stages: z.array(stage),
   capacity: capacitySchema.optional(),
+  health: health.optional(),
   interrupted: z.boolean().default(false),
   notes: z.array(z.string()).default([]),
   outDir: z.string().optional(),
@@ -143,7 +183,7 @@ export type ParsedManifest = z.infer<typeof manifestSchema>;
 
 // Compile-time proof that a parsed file is what the table renderers take.
 const _stageFits = (s: z.infer<typeof stage>): StageSummary => s;
-const _docFits = (d: ParsedSummary): Omit<RunSummaryDoc, 'health'> => d;
+const _docFits = (d: ParsedSummary): RunSummaryDoc => d;
 void _stageFits;
 void _docFits;
 

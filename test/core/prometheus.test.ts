@@ -32,3 +32,32 @@ describe('server telemetry from Prometheus text', () => {
     expect([...m.keys()]).toEqual(['y']);
   });
 });
+
+describe('Prometheus text with awkward label values (issue 17, item 11)', () => {
+  it('reads label values holding }, escaped quotes, backslashes and newlines', () => {
+    const m = parsePrometheus(
+      [
+        'vllm:num_requests_running{model_name="odd}name",engine="0"} 7',
+        'vllm:num_requests_waiting{model_name="say \\"hi\\" {x}",path="C:\\\\models\\n"} 3 1700000000',
+        'vllm:kv_cache_usage_perc{model_name="a,b=c",} 0.25',
+      ].join('\n'),
+    );
+    expect(m.get('vllm:num_requests_running')).toEqual([{ labels: { model_name: 'odd}name', engine: '0' }, value: 7 }]);
+    expect(m.get('vllm:num_requests_waiting')).toEqual([{ labels: { model_name: 'say "hi" {x}', path: 'C:\\models\n' }, value: 3 }]);
+    expect(sampleFromMetrics(m, 0)).toEqual({ atMs: 0, running: 7, waiting: 3, kvUsage: 0.25 });
+  });
+
+  it('matches TensorRT-LLM series by the label value, not by text that merely looks like it', () => {
+    const text = [
+      'nv_trt_llm_request_metrics{model="ens}emble",request_type="active",version="1"} 5',
+      'nv_trt_llm_request_metrics{model="x",request_type="waiting",version="1"} 2',
+      'nv_trt_llm_request_metrics{model="request_type=\\"active\\"",request_type="context",version="1"} 9',
+    ].join('\n');
+    const s = sampleFromMetrics(parsePrometheus(text), 0);
+    expect([s.running, s.waiting]).toEqual([5, 2]);
+  });
+
+  it('skips lines cut inside a label value or missing the value', () => {
+    expect([...parsePrometheus('a{x="unclosed} 1\nb{x="1"}\nc{x="1"}2\nd{x="1"} 4\n').keys()]).toEqual(['d']);
+  });
+});

@@ -51,7 +51,10 @@ describe('inferbench report', () => {
     const id = runIdOf('20261101-100000-grid-vllm');
     const r = await runCli(['report', id, '--results', fx.results, '--format', 'md,csv,json,svg', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\|\s+Input Length\s+\|\s+Output Length\s+\|\s+Throughput \(requests\/s\)\s+\|/);
+    // The terminal: the compact table, no Markdown markup; report.md: the seed layout.
+    expect(r.stdout).toMatch(/^\| Input +\| Output +\| +req\/s \| +Output tok\/s \|/m);
+    expect(r.stdout).not.toContain('**');
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\|\s+Input Length\s+\|\s+Output Length\s+\|\s+Throughput \(requests\/s\)\s+\|/);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(readFileSync(join(fx.gridVllm, 'table.md'), 'utf8').split('\n')[4]);
     expect(readFileSync(join(out, 'table.csv'), 'utf8')).toBe(readFileSync(join(fx.gridVllm, 'table.csv'), 'utf8'));
     const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { schemaVersion: number; runs: { id: string }[] };
@@ -60,7 +63,8 @@ describe('inferbench report', () => {
     const svg = readFileSync(join(out, 'throughput-req.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('Throughput (requests/s)');
-    expect(svg).toContain('128/512');
+    // One panel per input length, the output lengths on each panel's axis.
+    expect(svg).toContain('input 512');
     expect(svg).toContain('font-family="DejaVu Sans"');
     expect(svg.match(/<path[^>]*aria-roledescription="bar"/g)?.length).toBe(4);
     expect(existsSync(join(out, 'report.html'))).toBe(false);
@@ -103,7 +107,7 @@ describe('inferbench compare', () => {
       expect(svg.match(/aria-roledescription="bar"/g)?.length).toBe(8);
     }
     const csv = readFileSync(join(out, 'compare.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toMatch(/^Run,Input Length,Output Length,/);
+    expect(csv[0]).toMatch(/^run,input_tokens,output_tokens,requests_per_s,/);
     expect(csv).toHaveLength(9);
   });
 
@@ -112,7 +116,10 @@ describe('inferbench compare', () => {
     const r = await runCli(['compare', ...fx.sweeps, '--slo', 'ttft:2000,itl:200', '--gpu-hour-price', '1.5', '--format', 'md,json,png,svg', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.match(/\|\s+Benchmark\s+\|\s+Requests per Second\s+\|\s+Request Latency\s+\|\s+Time to First Token\s+\|/g)).toHaveLength(3);
-    expect(r.stdout).toContain('- **Qwen2-72B-Instruct** (awq), **4**×**L20-48GB**');
+    // Markdown bold stays in compare.md; the terminal (not a TTY here) gets plain text.
+    expect(r.stdout).toContain('- Qwen2-72B-Instruct (awq), 4×L20-48GB');
+    expect(r.stdout).not.toContain('**');
+    expect(readFileSync(join(out, 'compare.md'), 'utf8')).toContain('- **Qwen2-72B-Instruct** (awq), **4**×**L20-48GB**');
     expect(r.stdout).toContain('Δ TTFT vs 1st @ same req/s');
     expect(r.stdout).toMatch(/\|\s+Run\s+\|\s+Highest req\/s meeting SLO\s+\|\s+Output tok\/s at saturation\s+\|\s+TTFT mean @ [\d.]+ req\/s\s+\|/);
     expect(r.stdout).toContain('Most output tokens/s at saturation:');

@@ -75,9 +75,9 @@ describe('tables show — for what a run could not measure (real HTTP, whole CLI
     const printed = res.stdout.replaceAll(root, '<tmp>');
     expect(printed).not.toMatch(/NaN/);
     const r = row(res.stdout, 'synchronous');
-    expect(r['Inter Token Latency']).toBe('—');
-    expect(r['ITL p99']).toBe('—');
-    expect(r['Time to First Token']).toMatch(/^\d+\.\d\d ms$/);
+    expect(r['ITL (ms)']).toBe('—');
+    expect(r['ITL p99 (ms)']).toBe('—');
+    expect(r['TTFT (ms)']).toMatch(/^\d+\.\d\d$/);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { stages: Array<{ metrics: Record<string, unknown> }> };
     expect(summary.stages[0]?.metrics['itlMs']).toBeUndefined();
   });
@@ -91,8 +91,8 @@ describe('tables show — for what a run could not measure (real HTTP, whole CLI
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout.replaceAll(root, '<tmp>')).not.toMatch(/NaN|\b0\.00 ms/);
     const r = row(res.stdout, 'synchronous');
-    for (const col of ['Time to First Token', 'Inter Token Latency', 'TTFT p99', 'ITL p99']) expect(r[col], col).toBe('—');
-    expect(r['Request Latency']).toMatch(/^\d+\.\d\d sec$/);
+    for (const col of ['TTFT (ms)', 'ITL (ms)', 'TTFT p99 (ms)', 'ITL p99 (ms)']) expect(r[col], col).toBe('—');
+    expect(r['Latency (s)']).toMatch(/^\d+\.\d\d$/);
     const records = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
     for (const rec of records.filter((x) => x.status === 'ok')) {
       expect(rec.ttftMs).toBeUndefined();

@@ -126,7 +126,7 @@ describe('inferbench ui in headless Chromium', () => {
     await waitCount(page, '#run-table tbody tr', 4);
     await waitCount(page, '#run-dists figure.chart svg', 4, { timeout: 20_000 });
     const figures = await page.$$eval('#run-main figure.chart, #run-dists figure.chart', (f) => f.map((x) => x.getAttribute('data-chart')));
-    expect(figures).toEqual(['throughput-req', 'throughput-token-out', 'pertoken', 'per-out-token', 'dist-ttft', 'dist-itl', 'dist-e2e', 'ttft-over-time']);
+    expect(figures).toEqual(['throughput-req', 'throughput-token-out', 'pertoken', 'per-out-token', 'grid-ttft', 'grid-itl', 'dist-ttft', 'dist-itl', 'dist-e2e', 'ttft-over-time']);
     await waitCount(page, '#run-main figure.chart svg', 4);
     expect(await marks(page, 'figure[data-chart="throughput-req"]', 'rect')).toBe(4);
     expect(await marks(page, 'figure[data-chart="ttft-over-time"]', 'symbol')).toBeGreaterThan(100);

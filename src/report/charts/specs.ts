@@ -1,6 +1,6 @@
-import { gridCells } from '../layouts.js';
 import type { TopLevelSpec } from 'vega-lite';
-import { onCurve, type StageSummary } from '../../metrics/summary.js';
+import { onCurve, type Slo } from '../../metrics/summary.js';
+import { logY, sloRuleLayers } from './axes.js';
 import type { StoredRun } from '../../store/run-store.js';
 import { CHART_FONT } from './render.js';
 
@@ -38,74 +38,21 @@ function subtitle(runs: readonly StoredRun[]): string {
   return models.join(' vs ');
 }
 
-const ok = (s: StageSummary): boolean => s.requests.ok > 0;
-
-/** The four seed-004 charts: x = input/output cell, one bar per run. */
-export const GRID_CHARTS = [
-  { name: 'throughput-req', title: 'Throughput (requests/s)', field: 'reqPerS' },
-  { name: 'throughput-token-out', title: 'Throughput (output token/s)', field: 'outTokPerS' },
-  { name: 'pertoken', title: 'Average latency per token (ms)', field: 'latPerTok' },
-  { name: 'per-out-token', title: 'Average latency per output token (ms)', field: 'latPerOutTok' },
-] as const;
-
-export function gridCharts(runs: readonly StoredRun[], names: readonly string[]): ChartDef[] {
-  const values: Record<string, string | number>[] = [];
-  const cells = new Map<string, [number, number]>();
-  runs.forEach((run, i) => {
-    // Throughput from each cell's burst, latency from its low-load pass (as the grid table reads them).
-    for (const c of gridCells(run.summary.stages)) {
-      const t = c.throughput && ok(c.throughput) ? c.throughput : undefined;
-      const l = c.latency ?? c.throughput;
-      const lm = l && ok(l) ? l.metrics : undefined;
-      if (!t && !lm) continue;
-      const cell = `${c.input}/${c.output}`;
-      cells.set(cell, [c.input, c.output]);
-      values.push({
-        series: names[i] ?? run.id,
-        cell,
-        reqPerS: t?.requestThroughput ?? Number.NaN,
-        outTokPerS: t?.outputTokenThroughput ?? Number.NaN,
-        latPerTok: lm?.latencyPerTokenMs?.mean ?? Number.NaN,
-        latPerOutTok: lm?.latencyPerOutputTokenMs?.mean ?? Number.NaN,
-      });
-    }
-  });
-  const order = [...cells.entries()].sort((a, b) => a[1][0] - b[1][0] || a[1][1] - b[1][1]).map(([k]) => k);
-  return GRID_CHARTS.map((c) => ({
-    name: c.name,
-    title: c.title,
-    spec: {
-      $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-      title: { text: c.title, subtitle: subtitle(runs) },
-      width: Math.max(360, order.length * (40 + 14 * runs.length)),
-      height: 300,
-      data: { values: values.filter((v) => Number.isFinite(v[c.field] as number)) },
-      params: legendPick,
-      mark: { type: 'bar', tooltip: { content: 'data' } },
-      encoding: {
-        x: { field: 'cell', type: 'ordinal', sort: order, title: 'input / output length (tokens)', axis: { labelAngle: 0 } },
-        xOffset: { field: 'series', type: 'nominal', sort: [...names] },
-        y: { field: c.field, type: 'quantitative', title: c.title },
-        color: runLegend(names),
-        opacity: fade,
-      },
-      config,
-    } as TopLevelSpec,
-  }));
-}
-
 const SWEEP_METRICS = [
   { key: 'ttft', metric: 'ttftMs', title: 'Time to first token (ms)' },
   { key: 'itl', metric: 'itlMs', title: 'Inter-token latency (ms)' },
   { key: 'e2e', metric: 'e2eMs', title: 'Request latency (ms)' },
-] as const;
+] as const satisfies readonly { key: string; metric: keyof Slo; title: string }[];
 const SWEEP_AXES = [
   { key: 'req-rate', field: 'reqPerS', title: 'achieved request throughput (req/s)' },
   { key: 'token-rate', field: 'outTokPerS', title: 'output token throughput (tokens/s)' },
 ] as const;
 
-/** Latency-vs-throughput curves for sweeps: p50 solid, p99 dashed, one colour per run. */
-export function sweepCharts(runs: readonly StoredRun[], names: readonly string[]): ChartDef[] {
+/**
+ * Latency-vs-throughput curves for sweeps: p50 solid, p99 dashed, one colour per run; the latency axis is logarithmic
+ * with 1-2-5 ticks over the values drawn, and an SLO limit (--slo, a capacity run's) is a dotted red rule.
+ */
+export function sweepCharts(runs: readonly StoredRun[], names: readonly string[], slo?: Slo): ChartDef[] {
   const values: Record<string, string | number>[] = [];
   runs.forEach((run, i) => {
     for (const s of run.summary.stages.filter(onCurve)) {
@@ -126,28 +73,33 @@ export function sweepCharts(runs: readonly StoredRun[], names: readonly string[]
   for (const m of SWEEP_METRICS) {
     for (const ax of SWEEP_AXES) {
       const title = `${m.title.replace(/ \(ms\)$/, '')} vs ${ax.key === 'req-rate' ? 'request' : 'output token'} throughput`;
+      const data = values.filter((v) => Number.isFinite(v[m.key] as number));
+      const limit = slo?.[m.metric];
+      const line = {
+        params: legendPick,
+        mark: { type: 'line', point: true, strokeWidth: 2, tooltip: { content: 'data' } },
+        encoding: {
+          x: { field: ax.field, type: 'quantitative', title: ax.title },
+          y: logY(m.key, m.title, [...data.map((v) => v[m.key] as number), ...(limit !== undefined ? [limit] : [])]),
+          color: runLegend(names),
+          strokeDash: { field: 'stat', type: 'nominal', title: 'percentile', legend: { symbolType: 'stroke', symbolSize: 400 }, scale: { domain: ['p50', 'p99'], range: [[1, 0], [6, 4]] } },
+          detail: { field: 'stat' },
+          order: { field: ax.field, type: 'quantitative' },
+          opacity: fade,
+        },
+      };
       charts.push({
         name: `${m.key}-vs-${ax.key}`,
         title,
         spec: {
           $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-          title: { text: title, subtitle: `${subtitle(runs)} — p50 solid, p99 dashed` },
+          title: { text: title, subtitle: `${subtitle(runs)} — p50 solid, p99 dashed${limit !== undefined ? `, SLO ${limit} ms dotted` : ''}` },
           width: 560,
           height: 320,
-          data: { values: values.filter((v) => Number.isFinite(v[m.key] as number)) },
-          params: legendPick,
-          mark: { type: 'line', point: true, strokeWidth: 2, tooltip: { content: 'data' } },
-          encoding: {
-            x: { field: ax.field, type: 'quantitative', title: ax.title },
-            y: { field: m.key, type: 'quantitative', title: m.title, scale: { type: 'log' } },
-            color: runLegend(names),
-            strokeDash: { field: 'stat', type: 'nominal', title: 'percentile', legend: { symbolType: 'stroke', symbolSize: 400 }, scale: { domain: ['p50', 'p99'], range: [[1, 0], [6, 4]] } },
-            detail: { field: 'stat' },
-            order: { field: ax.field, type: 'quantitative' },
-            opacity: fade,
-          },
+          data: { values: data },
+          layer: [line, ...sloRuleLayers(limit)],
           config,
-        } as TopLevelSpec,
+        } as unknown as TopLevelSpec,
       });
     }
   }

@@ -1,0 +1,137 @@
+import { configError } from '../core/errors.js';
+import type { CapacityResult } from '../load/capacity-types.js';
+import type { MetricName, StageSummary } from '../metrics/summary.js';
+import { f2, failureCell, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
+import type { ReportRow } from './report-rows.js';
+
+/** What a column needs besides its row. */
+export interface ColumnContext {
+  layout: 'sweep' | 'grid';
+  capacity?: CapacityResult;
+}
+
+/** A terminal table column: `--columns` names it; units live in the header so cells are plain numbers. */
+export interface TerminalColumn {
+  name: string;
+  header: (ctx: ColumnContext) => string;
+  /** One line for the docs and the unknown-column error. */
+  help: string;
+  cell: (row: ReportRow, ctx: ColumnContext) => string;
+}
+
+const hasOk = (s: StageSummary | undefined): s is StageSummary => s !== undefined && s.requests.ok > 0;
+/** Figures of the throughput stage (sweep: the row; grid: the burst), — when nothing completed. */
+const tput = (pick: (s: StageSummary) => number | undefined) => (r: ReportRow): string => (hasOk(r.throughput) ? f2(pick(r.throughput)) : '—');
+/** Figures of the latency stage (sweep: the row; grid: the low-load pass). */
+const lat = (pick: (s: StageSummary) => number | undefined) => (r: ReportRow): string => (hasOk(r.latency) ? f2(pick(r.latency)) : '—');
+const fixed = (h: string) => (): string => h;
+
+const PERCENTILES = [
+  ['p50', 'median'],
+  ['p90', 'p90'],
+  ['p95', 'p95'],
+  ['p99', 'p99'],
+] as const;
+const PERCENTILE_METRICS = [
+  ['ttft', 'ttftMs', 'TTFT'],
+  ['itl', 'itlMs', 'ITL'],
+  ['e2e', 'e2eMs', 'E2E'],
+] as const satisfies readonly (readonly [string, MetricName, string])[];
+
+function percentileColumns(): TerminalColumn[] {
+  return PERCENTILE_METRICS.flatMap(([key, metric, label]) =>
+    PERCENTILES.map(([p, pick]) => ({
+      name: `${key}-${p}`,
+      header: fixed(`${label} ${p} (ms)`),
+      help: `${label} ${p} in ms († when from fewer than 20 samples)`,
+      cell: (r: ReportRow) => (hasOk(r.latency) ? pct(r.latency.metrics[metric], '', pick) : '—'),
+    })),
+  );
+}
+
+/** Every column `--columns` can name, in the order `all` prints them. */
+export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
+  { name: 'rps', header: fixed('req/s'), help: 'achieved request throughput, req/s', cell: tput((s) => s.requestThroughput) },
+  { name: 'send-rate', header: fixed('Sent req/s'), help: 'requests sent per second inside the window', cell: tput((s) => s.sendRate) },
+  { name: 'latency', header: fixed('Latency (s)'), help: 'mean request latency (end to end), s', cell: lat((s) => (s.metrics.e2eMs ? s.metrics.e2eMs.mean / 1000 : undefined)) },
+  { name: 'ttft', header: fixed('TTFT (ms)'), help: 'mean time to first token, ms', cell: lat((s) => s.metrics.ttftMs?.mean) },
+  { name: 'itl', header: fixed('ITL (ms)'), help: 'mean inter-token latency (TPOT), ms', cell: lat((s) => s.metrics.itlMs?.mean) },
+  { name: 'tokens', header: fixed('Output tok/s'), help: 'output token throughput, tokens/s', cell: tput((s) => s.outputTokenThroughput) },
+  { name: 'total-tokens', header: fixed('Total tok/s'), help: 'prompt + output token throughput, tokens/s', cell: tput((s) => s.totalTokenThroughput) },
+  { name: 'per-token', header: fixed('ms/token'), help: 'mean latency per token (prompt + output), ms', cell: lat((s) => s.metrics.latencyPerTokenMs?.mean) },
+  {
+    name: 'per-output-token',
+    header: fixed('ms/output token'),
+    help: 'mean latency per output token, ms',
+    cell: lat((s) => s.metrics.latencyPerOutputTokenMs?.mean),
+  },
+  ...percentileColumns(),
+  { name: 'concurrency', header: fixed('In flight'), help: 'time-weighted mean of requests in flight', cell: tput((s) => s.meanConcurrency) },
+  { name: 'goodput', header: fixed('Goodput req/s'), help: 'requests meeting every --slo limit, per second', cell: tput((s) => s.goodput?.requestsPerS) },
+  {
+    name: 'ok',
+    header: (ctx) => (ctx.layout === 'grid' ? 'ok/sent (burst · latency)' : 'ok/sent'),
+    help: 'measured requests that succeeded / were sent (grid: its burst · its latency pass)',
+    cell: (r) => r.stages.map(samples).join(' · '),
+  },
+  {
+    name: 'failed',
+    header: fixed('Failed'),
+    help: 'failed requests, their share and error codes; requests cut by the stop',
+    cell: (r) => {
+      const cells = r.stages.map(failureCell);
+      return cells.every((c) => c === '0') ? '0' : cells.join(' · ');
+    },
+  },
+  {
+    name: 'slo',
+    header: (ctx) => sloHeader(ctx.capacity),
+    help: 'with --slo: share of requests meeting every limit (capacity: pass/FAIL per probe)',
+    cell: (r, ctx) => (r.throughput ? sloCell(r.throughput, ctx.capacity) : '—'),
+  },
+  { name: 'server', header: fixed('Server run/wait/KV'), help: "the server's /metrics: peak running / waiting requests, peak KV-cache use", cell: (r) => serverCell(r.throughput) },
+];
+
+/** Names standing for several columns. */
+const GROUPS: Record<string, readonly string[]> = Object.fromEntries(
+  PERCENTILES.map(([p]) => [p, [`ttft-${p}`, `itl-${p}`]] as const),
+);
+
+const DEFAULTS: Record<'sweep' | 'grid', readonly string[]> = {
+  sweep: ['rps', 'latency', 'ttft', 'itl', 'tokens', 'ttft-p99', 'itl-p99', 'ok', 'failed'],
+  grid: ['rps', 'tokens', 'per-token', 'per-output-token', 'ttft', 'itl', 'ok', 'failed'],
+};
+
+/** The default columns of a layout: the compact set, plus SLO and server columns when the run has them. */
+export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageSummary[]): string[] {
+  const out = [...DEFAULTS[layout]];
+  if (stages.some((s) => s.sloAttainment)) out.push('slo');
+  if (stages.some((s) => s.server)) out.push('server');
+  return out;
+}
+
+export const COLUMN_HELP = `default, all, p50, p90, p95, p99 (TTFT and ITL at that percentile), ${TERMINAL_COLUMNS.map((c) => c.name).join(', ')}`;
+
+/**
+ * `--columns LIST`: comma-separated names (case-insensitive); `default` stands for the layout's default set and `pNN`
+ * for the TTFT and ITL columns at that percentile. Unknown names are one E_CONFIG error naming the choices.
+ * Returns the list as given (expanded per layout by `resolveColumns`).
+ */
+export function parseColumns(raw: string, flag = '--columns'): string[] {
+  const names = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const known = new Set([...TERMINAL_COLUMNS.map((c) => c.name), ...Object.keys(GROUPS), 'default', 'all']);
+  const bad = names.filter((n) => !known.has(n));
+  if (names.length === 0 || bad.length > 0) {
+    throw configError(`${flag} ${JSON.stringify(raw)}: ${bad.length ? `unknown column ${bad.map((b) => `"${b}"`).join(', ')}` : 'no column named'}`, `choose from ${COLUMN_HELP}`);
+  }
+  return names;
+}
+
+/** The columns to print for a run, in the order asked, each once. */
+export function resolveColumns(asked: readonly string[] | undefined, layout: 'sweep' | 'grid', stages: readonly StageSummary[]): TerminalColumn[] {
+  const names = (asked ?? ['default']).flatMap((n) =>
+    n === 'default' ? defaultColumns(layout, stages) : n === 'all' ? TERMINAL_COLUMNS.map((c) => c.name) : (GROUPS[n] ?? [n]),
+  );
+  const byName = new Map(TERMINAL_COLUMNS.map((c) => [c.name, c] as const));
+  return [...new Set(names)].map((n) => byName.get(n)).filter((c): c is TerminalColumn => c !== undefined);
+}
