@@ -127,7 +127,7 @@ describe('inferbench ui in headless Chromium', () => {
     await waitCount(page, '#run-dists figure.chart svg', 4, { timeout: 20_000 });
     const figures = await page.$$eval('#run-main figure.chart, #run-dists figure.chart', (f) => f.map((x) => x.getAttribute('data-chart')));
     expect(figures).toEqual(['throughput-req', 'throughput-token-out', 'pertoken', 'per-out-token', 'grid-ttft', 'grid-itl', 'dist-ttft', 'dist-itl', 'dist-e2e', 'ttft-over-time']);
-    await waitCount(page, '#run-main figure.chart svg', 4);
+    await waitCount(page, '#run-main figure.chart svg', 6); // the report's grid charts, TTFT and ITL included
     expect(await marks(page, 'figure[data-chart="throughput-req"]', 'rect')).toBe(4);
     expect(await marks(page, 'figure[data-chart="ttft-over-time"]', 'symbol')).toBeGreaterThan(100);
     expect(await page.textContent('#run-command')).toMatch(/^inferbench predict/);
@@ -146,7 +146,7 @@ describe('inferbench ui in headless Chromium', () => {
     await page.check(`[data-tick="${ids.vllm}"]`);
     await page.check(`[data-tick="${ids.tgi}"]`);
     await page.click('#compare-ticked');
-    await waitCount(page, '#compare-charts figure.chart svg', 4, { timeout: 20_000 });
+    await waitCount(page, '#compare-charts figure.chart svg', 6, { timeout: 20_000 }); // the four seed charts, TTFT and ITL
     expect(await marks(page, '#compare-charts figure[data-chart="throughput-req"]', 'rect')).toBe(8); // 4 cells × 2 runs
     expect(await page.locator('#verdict tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('#compare section').count()).toBe(2);
