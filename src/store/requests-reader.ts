@@ -67,7 +67,12 @@ export interface RecordTally {
  * warm-up requests are left out, as in every table; each successful record goes to `onOk`; failures are counted by
  * their message. A missing file reads as no requests.
  */
-export async function walkMeasuredRecords(dir: string, onOk: (record: Record<string, unknown>) => void): Promise<RecordTally> {
+export async function walkMeasuredRecords(
+  dir: string,
+  onOk: (record: Record<string, unknown>) => void,
+  /** Every record, warm-up included, before it is counted (timelines need the ramp too). */
+  onEvery?: (record: Record<string, unknown>) => void,
+): Promise<RecordTally> {
   const out: RecordTally = { total: 0, ok: 0, errors: new Map(), badLines: 0 };
   const path = join(dir, 'requests.jsonl');
   if (!existsSync(path)) return out;
@@ -81,6 +86,7 @@ export async function walkMeasuredRecords(dir: string, onOk: (record: Record<str
       out.badLines++;
       continue;
     }
+    onEvery?.(r);
     if (r['warmup'] === true) continue;
     out.total++;
     if (r['status'] === 'ok') {

@@ -1,7 +1,6 @@
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { failureText } from './requests-reader.js';
+import { walkMeasuredRecords } from './requests-reader.js';
 
 /** One time bucket of a run, from its first send: what was sent, finished and in flight. */
 export interface TimelineBin {
@@ -71,8 +70,6 @@ const MAX_BINS = 150;
 export async function readRunDetails(dir: string, opts: { perRowLimit?: number; pointLimit?: number } = {}): Promise<RunDetails> {
   const perRowLimit = opts.perRowLimit ?? 600;
   const out: RunDetails = { perRow: new Map(), points: [], timeline: [], gapByPosition: [], firstSendMs: Number.NaN, total: 0, ok: 0, errors: new Map(), badLines: 0, sampled: false };
-  const path = join(dir, 'requests.jsonl');
-  if (!existsSync(path)) return out;
   const rows = new Map<number, { ttftMs: ReturnType<typeof reservoir<number>>; itlMs: ReturnType<typeof reservoir<number>>; e2eMs: ReturnType<typeof reservoir<number>> }>();
   const points = reservoir<RunDetails['points'][number] & { at: number }>(opts.pointLimit ?? 3000, 0x2545f491);
   const bins = new Map<number, { sends: number; ends: number; ok: number; tokens: number }>();
@@ -84,57 +81,46 @@ export async function readRunDetails(dir: string, opts: { perRowLimit?: number; 
   };
   const gaps = new Map<number, { sum: number; n: number }>();
   let firstSend = Number.POSITIVE_INFINITY;
-  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    let r: Record<string, unknown>;
-    try {
-      r = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      out.badLines++;
-      continue;
-    }
-    const sent = r['sentAtMs'];
-    const end = r['endAtMs'];
-    if (finite(sent)) {
+  const tally = await walkMeasuredRecords(
+    dir,
+    (r) => {
+      const sent = r['sentAtMs'];
+      const stage = finite(r['stage']) ? r['stage'] : 0;
+      let row = rows.get(stage);
+      if (!row) rows.set(stage, (row = { ttftMs: reservoir(perRowLimit, 0x9e3779b9 + stage), itlMs: reservoir(perRowLimit, 0x85ebca6b + stage), e2eMs: reservoir(perRowLimit, 0xc2b2ae35 + stage) }));
+      for (const k of ['ttftMs', 'itlMs', 'e2eMs'] as const) if (finite(r[k])) row[k].add(r[k]);
+      if (finite(sent)) {
+        points.add({ at: sent, tS: 0, ...(finite(r['ttftMs']) ? { ttftMs: r['ttftMs'] } : {}), promptTokens: finite(r['promptTokens']) ? r['promptTokens'] : 0, outputTokens: finite(r['outputTokens']) ? r['outputTokens'] : 0, stage });
+      }
+      const chunkGaps = r['chunkGapsMs'];
+      if (Array.isArray(chunkGaps)) {
+        chunkGaps.forEach((g, i) => {
+          if (!finite(g)) return;
+          const position = i + 1 < 32 ? i + 1 : 32 * Math.floor((i + 1) / 32);
+          const acc = gaps.get(position) ?? { sum: 0, n: 0 };
+          acc.sum += g;
+          acc.n++;
+          gaps.set(position, acc);
+        });
+      }
+    },
+    (r) => {
+      // The timeline counts every record, ramp-up included.
+      const sent = r['sentAtMs'];
+      const end = r['endAtMs'];
+      if (!finite(sent)) return;
       firstSend = Math.min(firstSend, sent);
       bin(sent).sends++;
-      if (finite(end)) {
-        const b = bin(end);
-        b.ends++;
-        if (r['status'] === 'ok') {
-          b.ok++;
-          if (finite(r['outputTokens'])) b.tokens += r['outputTokens'];
-        }
+      if (!finite(end)) return;
+      const b = bin(end);
+      b.ends++;
+      if (r['status'] === 'ok') {
+        b.ok++;
+        if (finite(r['outputTokens'])) b.tokens += r['outputTokens'];
       }
-    }
-    if (r['warmup'] === true) continue;
-    out.total++;
-    if (r['status'] !== 'ok') {
-      const key = failureText(r);
-      out.errors.set(key, (out.errors.get(key) ?? 0) + 1);
-      continue;
-    }
-    out.ok++;
-    const stage = finite(r['stage']) ? r['stage'] : 0;
-    let row = rows.get(stage);
-    if (!row) rows.set(stage, (row = { ttftMs: reservoir(perRowLimit, 0x9e3779b9 + stage), itlMs: reservoir(perRowLimit, 0x85ebca6b + stage), e2eMs: reservoir(perRowLimit, 0xc2b2ae35 + stage) }));
-    for (const k of ['ttftMs', 'itlMs', 'e2eMs'] as const) if (finite(r[k])) row[k].add(r[k]);
-    if (finite(sent)) {
-      points.add({ at: sent, tS: 0, ...(finite(r['ttftMs']) ? { ttftMs: r['ttftMs'] } : {}), promptTokens: finite(r['promptTokens']) ? r['promptTokens'] : 0, outputTokens: finite(r['outputTokens']) ? r['outputTokens'] : 0, stage });
-    }
-    const chunkGaps = r['chunkGapsMs'];
-    if (Array.isArray(chunkGaps)) {
-      chunkGaps.forEach((g, i) => {
-        if (!finite(g)) return;
-        const position = i + 1 < 32 ? i + 1 : 32 * Math.floor((i + 1) / 32);
-        const acc = gaps.get(position) ?? { sum: 0, n: 0 };
-        acc.sum += g;
-        acc.n++;
-        gaps.set(position, acc);
-      });
-    }
-  }
+    },
+  );
+  Object.assign(out, tally);
   for (const [stage, row] of rows) {
     out.perRow.set(stage, { ttftMs: row.ttftMs.items, itlMs: row.itlMs.items, e2eMs: row.e2eMs.items });
     out.sampled ||= row.ttftMs.dropped() || row.itlMs.dropped() || row.e2eMs.dropped();
