@@ -6,7 +6,7 @@ import { sweepCharts, type ChartDef } from './charts/specs.js';
 import { gridCharts } from './charts/grid.js';
 import { runsSlo } from './charts/axes.js';
 import type { Slo } from '../metrics/summary.js';
-import { rankCapacity } from './capacity-rank.js';
+import { rankCapacity, renderCapacityRankingCsv } from './capacity-rank.js';
 import { compareSections, renderCompareCsv, renderCompareMarkdown } from './compare.js';
 import { pricesJson } from './gpu-prices.js';
 import { computeGridVerdict } from './grid-verdict.js';
@@ -15,7 +15,6 @@ import type { ReportBundle } from './outputs.js';
 import { renderCsvReport, renderMarkdownReport, renderTerminalReport } from './run-summary.js';
 import { fromMarkdown, type TerminalStyle } from './terminal.js';
 import { seriesNames } from './series.js';
-import { renderCsv } from './table.js';
 import { computeVerdict, type VerdictOptions } from './verdict.js';
 
 /** Charts over the runs; SLO limits drawn are compare's --slo, else the ones the runs were measured against. */
@@ -83,7 +82,7 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
     sections: sections.map((s) => ({ heading: s.heading, table: s.table })),
     verdict: { table: verdict.table, lines: verdict.lines },
     ...(capacityPart ? { capacityRanking: capacityPart } : {}),
-    csv: [{ file: 'compare.csv', text: renderCompareCsv(sections) }, ...(capacity ? [{ file: 'capacity-ranking.csv', text: renderCsv(capacity.table) }] : [])],
+    csv: [{ file: 'compare.csv', text: renderCompareCsv(sections) }, ...(capacity ? [{ file: 'capacity-ranking.csv', text: renderCapacityRankingCsv(capacity) }] : [])],
     json: {
       kind: 'compare',
       slo: opts.slo ?? null,

@@ -225,3 +225,26 @@ function rankingLines(
 }
 
 const bracket = (e: CapacityRankEntry): string => `[${loadText(e.feasibleMax as number, e.unit)}, ${e.firstBreach === null ? '∞' : loadText(e.firstBreach, e.unit)})`;
+
+/**
+ * capacity-ranking.csv: one number per cell, units in snake_case headers (as table.csv), one line per ranked run;
+ * empty cells where a figure is not known.
+ */
+export function renderCapacityRankingCsv(ranking: CapacityRanking): string {
+  const headers = [
+    'rank', 'run_id', 'series', 'engine', 'gpu', 'gpus', 'axis', 'unit', 'capacity', 'first_breach', 'precision',
+    'requests_per_s_at_capacity', 'capacity_per_gpu', 'rank_per_gpu', 'gpu_hour_price_usd', 'requests_per_usd', 'rank_per_usd',
+  ];
+  const cell = (v: string | number | null): string => {
+    if (v === null) return '';
+    if (typeof v === 'number') return String(+v.toFixed(6));
+    return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+  };
+  const rows = ranking.entries.map((e) =>
+    [
+      e.rank, e.runId, e.series, e.engine, e.gpu, e.gpus, e.axis, e.unit, e.feasibleMax, e.firstBreach, e.precision,
+      e.requestsPerSAtCapacity, e.capacityPerGpu, e.rankPerGpu, e.gpuHourPrice, e.requestsPerDollar, e.rankPerDollar,
+    ].map(cell).join(','),
+  );
+  return `${[headers.join(','), ...rows].join('\n')}\n`;
+}

@@ -136,7 +136,7 @@ describe('`compare` of capacity runs', () => {
       expect(e.requestsPerDollar).toBeCloseTo((e.feasibleMax * 3600) / (2 * e.gpus), 6);
     }
     expect(entries.map((e) => e.gpus).sort()).toEqual([1, 2]);
-    expect(readFileSync(join(out, 'capacity-ranking.csv'), 'utf8').split('\n')[0]).toContain('Capacity per GPU (rank)');
+    expect(readFileSync(join(out, 'capacity-ranking.csv'), 'utf8').split('\n')[0]).toContain('capacity,first_breach,precision,requests_per_s_at_capacity,capacity_per_gpu,rank_per_gpu');
     expect(readFileSync(join(out, 'capacity.png')).subarray(0, 8).toString('hex')).toBe(PNG_MAGIC);
 
     const { page, problems } = await openChecked(join(out, 'compare.html'));

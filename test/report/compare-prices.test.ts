@@ -113,7 +113,11 @@ describe('compare of capacity runs on different GPUs, priced per GPU', () => {
     expect(second?.requestsPerDollar).toBeCloseTo(perDollarA, 6);
     expect(json.verdict.runs.map((v) => v.gpuHourPrice)).toEqual([2.49, 1.79]);
     expect(json.verdict.runs[0]?.costPerMillion).toBeCloseTo(costH, 9);
-    expect(readFileSync(join(out, 'capacity-ranking.csv'), 'utf8')).toContain(`${thousands(perDollarA)} (#1)`);
+    const csv = readFileSync(join(out, 'capacity-ranking.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    const head = csv[0] as string[];
+    const a100 = csv.find((r) => r[head.indexOf('gpu')] === 'A100-80GB') as string[];
+    expect(Number(a100[head.indexOf('requests_per_usd')])).toBeCloseTo(perDollarA, 3);
+    expect(a100[head.indexOf('rank_per_usd')]).toBe('1');
   }, 60_000);
 
   it('gives a run whose GPU has no price no cost, and says what to pass', async () => {
