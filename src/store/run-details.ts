@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { walkMeasuredRecords } from './requests-reader.js';
+import { walkMeasuredRecords, type RecordTally } from './requests-reader.js';
+import { Reservoir, seededRandom } from './reservoir.js';
 
 /** One time bucket of a run, from its first send: what was sent, finished and in flight. */
 export interface TimelineBin {
@@ -15,7 +16,7 @@ export interface TimelineBin {
 }
 
 /** What the HTML report draws from requests.jsonl, all of it bounded whatever the run's size. */
-export interface RunDetails {
+export interface RunDetails extends RecordTally {
   /** Per row (stage index): sampled per-request values of its measured successful requests. */
   perRow: Map<number, { ttftMs: number[]; itlMs: number[]; e2eMs: number[] }>;
   /** Measured successful requests: (seconds from the first send, TTFT, prompt tokens, row), sampled. */
@@ -25,39 +26,10 @@ export interface RunDetails {
   gapByPosition: Array<{ position: number; meanGapMs: number; n: number }>;
   /** The run's first send on its own clock (ms): telemetry.jsonl times are on the same clock. */
   firstSendMs: number;
-  total: number;
-  ok: number;
-  errors: Map<string, number>;
-  badLines: number;
   sampled: boolean;
 }
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** A deterministic reservoir: the same run always draws the same sample (and the same charts). */
-function reservoir<T>(limit: number, seed: number): { items: T[]; add(v: T): void; dropped(): boolean } {
-  let s = seed;
-  let seen = 0;
-  const items: T[] = [];
-  const rand = (): number => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    items,
-    add(v) {
-      seen++;
-      if (items.length < limit) items.push(v);
-      else {
-        const j = Math.floor(rand() * seen);
-        if (j < limit) items[j] = v;
-      }
-    },
-    dropped: () => seen > limit,
-  };
-}
 
 const BIN_MS = 250;
 const MAX_BINS = 150;
@@ -70,8 +42,8 @@ const MAX_BINS = 150;
 export async function readRunDetails(dir: string, opts: { perRowLimit?: number; pointLimit?: number } = {}): Promise<RunDetails> {
   const perRowLimit = opts.perRowLimit ?? 600;
   const out: RunDetails = { perRow: new Map(), points: [], timeline: [], gapByPosition: [], firstSendMs: Number.NaN, total: 0, ok: 0, errors: new Map(), badLines: 0, sampled: false };
-  const rows = new Map<number, { ttftMs: ReturnType<typeof reservoir<number>>; itlMs: ReturnType<typeof reservoir<number>>; e2eMs: ReturnType<typeof reservoir<number>> }>();
-  const points = reservoir<RunDetails['points'][number] & { at: number }>(opts.pointLimit ?? 3000, 0x2545f491);
+  const rows = new Map<number, { ttftMs: Reservoir<number>; itlMs: Reservoir<number>; e2eMs: Reservoir<number> }>();
+  const points = new Reservoir<RunDetails['points'][number] & { at: number }>(opts.pointLimit ?? 3000, seededRandom(0x2545f491));
   const bins = new Map<number, { sends: number; ends: number; ok: number; tokens: number }>();
   const bin = (ms: number) => {
     const k = Math.floor(ms / BIN_MS);
@@ -87,10 +59,10 @@ export async function readRunDetails(dir: string, opts: { perRowLimit?: number; 
       const sent = r['sentAtMs'];
       const stage = finite(r['stage']) ? r['stage'] : 0;
       let row = rows.get(stage);
-      if (!row) rows.set(stage, (row = { ttftMs: reservoir(perRowLimit, 0x9e3779b9 + stage), itlMs: reservoir(perRowLimit, 0x85ebca6b + stage), e2eMs: reservoir(perRowLimit, 0xc2b2ae35 + stage) }));
-      for (const k of ['ttftMs', 'itlMs', 'e2eMs'] as const) if (finite(r[k])) row[k].add(r[k]);
+      if (!row) rows.set(stage, (row = { ttftMs: new Reservoir(perRowLimit, seededRandom(0x9e3779b9 + stage)), itlMs: new Reservoir(perRowLimit, seededRandom(0x85ebca6b + stage)), e2eMs: new Reservoir(perRowLimit, seededRandom(0xc2b2ae35 + stage)) }));
+      for (const k of ['ttftMs', 'itlMs', 'e2eMs'] as const) if (finite(r[k])) row[k].offer(r[k]);
       if (finite(sent)) {
-        points.add({ at: sent, tS: 0, ...(finite(r['ttftMs']) ? { ttftMs: r['ttftMs'] } : {}), promptTokens: finite(r['promptTokens']) ? r['promptTokens'] : 0, outputTokens: finite(r['outputTokens']) ? r['outputTokens'] : 0, stage });
+        points.offer({ at: sent, tS: 0, ...(finite(r['ttftMs']) ? { ttftMs: r['ttftMs'] } : {}), promptTokens: finite(r['promptTokens']) ? r['promptTokens'] : 0, outputTokens: finite(r['outputTokens']) ? r['outputTokens'] : 0, stage });
       }
       const chunkGaps = r['chunkGapsMs'];
       if (Array.isArray(chunkGaps)) {
@@ -123,7 +95,7 @@ export async function readRunDetails(dir: string, opts: { perRowLimit?: number; 
   Object.assign(out, tally);
   for (const [stage, row] of rows) {
     out.perRow.set(stage, { ttftMs: row.ttftMs.items, itlMs: row.itlMs.items, e2eMs: row.e2eMs.items });
-    out.sampled ||= row.ttftMs.dropped() || row.itlMs.dropped() || row.e2eMs.dropped();
+    out.sampled ||= row.ttftMs.sampled || row.itlMs.sampled || row.e2eMs.sampled;
   }
   out.firstSendMs = Number.isFinite(firstSend) ? firstSend : Number.NaN;
   out.points = points.items.map(({ at, ...p }) => ({ ...p, tS: (at - firstSend) / 1000 }));

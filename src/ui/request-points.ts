@@ -1,20 +1,16 @@
-import { walkMeasuredRecords } from '../store/requests-reader.js';
-import { Reservoir } from './reservoir.js';
+import { walkMeasuredRecords, type RecordTally } from '../store/requests-reader.js';
+import { Reservoir } from '../store/reservoir.js';
 
 /** Values kept per distribution and points kept for the TTFT-over-time scatter (browsers draw a few thousand marks well). */
 export const HISTOGRAM_LIMIT = 2000;
 export const SCATTER_LIMIT = 3000;
 
-export interface RequestPoints {
+export interface RequestPoints extends RecordTally {
   ttftMs: number[];
   itlMs: number[];
   e2eMs: number[];
   /** Successful measured requests: send time (run clock, ms), TTFT (ms) and row index. */
   points: { sentAtMs: number; ttftMs: number; stage: number }[];
-  total: number;
-  ok: number;
-  errors: Map<string, number>;
-  badLines: number;
   sampled: boolean;
 }
 

@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InferbenchError } from '../../src/core/errors.js';
-import { readRequestSample } from '../../src/store/requests-reader.js';
+import { readRunDetails } from '../../src/store/run-details.js';
 import { listRuns, matchesFilter, openRunDir, resolveRun, runIdOf } from '../../src/store/run-store.js';
 import { makeFixtures, type Fixtures } from '../report/fixtures.js';
 
@@ -95,18 +95,20 @@ describe('run store', () => {
 });
 
 describe('requests.jsonl sample', () => {
-  it('keeps at most `limit` values per metric, deterministically, and skips a torn last line', async () => {
+  it('keeps at most `limit` values per metric and row, deterministically, and skips a torn last line', async () => {
     const dir = join(fx.root, 'torn');
     cpSync(fx.gridVllm, dir, { recursive: true });
     appendFileSync(join(dir, 'requests.jsonl'), '{"id": 9999, "stage": 0, "status": "ok", "ttf');
-    const a = await readRequestSample(dir, 25);
-    const b = await readRequestSample(dir, 25);
+    const a = await readRunDetails(dir, { perRowLimit: 25 });
+    const b = await readRunDetails(dir, { perRowLimit: 25 });
     // 4 cells × (30 burst + 10 latency-pass requests); the latency passes' ramp-up requests are left out.
     expect(a.total).toBe(160);
     expect(a.ok).toBe(160);
-    expect(a.ttftMs).toHaveLength(25);
+    // A burst row holds 30 successes: its sample keeps 25 of them.
+    const lengths = [...a.perRow.values()].map((r) => r.ttftMs.length);
+    expect(Math.max(...lengths)).toBe(25);
     expect(a.sampled).toBe(true);
-    expect(a.ttftMs).toEqual(b.ttftMs);
+    expect([...a.perRow.entries()]).toEqual([...b.perRow.entries()]);
     expect(a.badLines).toBe(1);
   });
 });
