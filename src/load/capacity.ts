@@ -200,10 +200,14 @@ function roundRate(r: number): number {
 
 const f2 = (n: number): string => n.toFixed(2);
 
-/** A load as printed: streams whole, rates to two decimals (three significant digits under 1 req/s). */
+/** A rate as printed: two decimals, three significant digits under 1 req/s. */
+function formatRate(n: number): string {
+  return n < 1 ? n.toPrecision(3) : f2(n);
+}
+
+/** A load as printed: streams whole, rates as formatRate. */
 export function formatLoad(n: number): string {
-  if (Number.isInteger(n)) return String(n);
-  return n < 1 ? n.toPrecision(3) : n.toFixed(2);
+  return Number.isInteger(n) ? String(n) : formatRate(n);
 }
 
 /** "ttft ≤ 300 ms, itl ≤ 50 ms". */
@@ -221,7 +225,7 @@ export function capacityResult(done: readonly StageSummary[], settings: Capacity
   const fitted = fitProbes(probes, settings);
   const { lo, hi } = boundary(fitted);
   const unit = settings.axis === 'rate' ? 'req/s' : 'streams';
-  const fmt = (n: number): string => (settings.axis === 'rate' ? `${n < 1 ? n.toPrecision(3) : f2(n)} req/s` : `${n} stream${n === 1 ? '' : 's'}`);
+  const fmt = (n: number): string => (settings.axis === 'rate' ? `${formatRate(n)} req/s` : `${n} stream${n === 1 ? '' : 's'}`);
   const what = settings.axis === 'rate' ? 'the highest rate' : 'the most concurrent streams';
   const target = `${settings.attainment}% of requests met ${describeSlo(settings.slo)}${settings.maxErrorShare < 1 ? ` with at most ${+(settings.maxErrorShare * 100).toFixed(2)}% failed` : ''}`;
   const precision = settings.axis === 'rate' ? settings.precision : 1;
