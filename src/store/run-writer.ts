@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { RequestRecord } from '../metrics/record.js';
 import { applyRecordPolicy, type RecordPolicy } from './record-policy.js';
@@ -25,11 +25,17 @@ export class RunWriter {
   }
 
   writeJson(name: string, value: unknown): void {
-    writeFileSync(join(this.dir, name), JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...(value as object) }, null, 2) + '\n');
+    this.writeText(name, JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...(value as object) }, null, 2) + '\n');
   }
 
+  /**
+   * Whole files (summary.json is rewritten after every row) go through a temporary file and a rename, so a reader —
+   * `ls`, `report`, the dashboard, `--resume` after a crash — never sees half of one.
+   */
   writeText(name: string, text: string): void {
-    writeFileSync(join(this.dir, name), text);
+    const path = join(this.dir, name);
+    writeFileSync(`${path}.tmp`, text);
+    renameSync(`${path}.tmp`, path);
   }
 
   appendRecord(full: RequestRecord): void {
