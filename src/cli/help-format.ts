@@ -9,6 +9,7 @@ export const GROUP = {
   workload: 'Workload:',
   sources: 'Datasets, traces, prefixes, turns:',
   limits: 'Limits:',
+  scale: 'Scaling out:',
   slo: 'SLO and capacity:',
   search: 'Search space:',
   prices: 'Prices:',

@@ -34,6 +34,9 @@ import { capacityFailed, capacityField } from './capacity-answer.js';
 import { openLiveFeed, type LiveLink } from '../ui/live-setup.js';
 import { redactArgv } from '../ui/redact.js';
 import type { SpawnedDashboard } from '../ui/spawn-dashboard.js';
+import { chooseWorkers } from '../distributed/auto-workers.js';
+import { WorkerPool } from '../distributed/worker-pool.js';
+import { epochOrigin, runKeyOf, waitUntilWallClock, type ShardInfo } from '../distributed/shard-run.js';
 
 export interface RunOutcome {
   doc: RunSummaryDoc;
@@ -68,6 +71,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 
   let sim: EmbeddedSim | undefined;
   let target: HttpTarget | undefined;
+  let pool: WorkerPool | undefined;
   let live: LiveLink | undefined;
   const resumed = opts.resume !== undefined ? loadResumeState(opts.resume) : undefined;
   if (resumed) opts = resumed.options(opts);
@@ -123,6 +127,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       options: { ...opts, apiKey: opts.apiKey ? '<redacted>' : undefined },
       target: { url: opts.target ?? null, simulated: sim !== undefined, sim: sim?.description, api: dialect.name, engine, model, detection },
       seed: opts.seed,
+      ...(opts.shard ? { shard: { index: opts.shard.index, count: opts.shard.count, runKey: runKeyOf(opts) } } : {}),
     });
     if (!resumed) writeSampleRequests(writer, opts, setup);
 
@@ -133,6 +138,13 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       opts.maxConcurrency === undefined && opts.profile !== 'synchronous' && opts.profile !== 'concurrent' ? 4096 : 0,
     );
     target = new HttpTarget({ baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
+    const choice = opts.workers === 'auto' ? chooseWorkers(opts, setup.workload) : undefined;
+    if (choice) say(choice.reason);
+    const workers = choice?.workers ?? (opts.workers === 'auto' ? 1 : (opts.workers ?? 1));
+    if (workers > 1) {
+      pool = await WorkerPool.start({ workers, baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
+      say(`workers: ${workers} load threads, each with its own connections; their clocks agree with this one within ${pool.clockResidualUs.toFixed(1)} µs`);
+    }
     const progress = new Progress(io.stderr, opts.progress, plannedStageCount(profileCfg));
     // A dashboard serving the results folder (or --ui) shows the run live: an observer of the progress counters.
     live = await openLiveFeed(
@@ -145,7 +157,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const health = new HealthMonitor();
     const w = writer;
     const runner = createHttpStageRunner({
-      target,
+      target: pool ?? target,
+      ...(opts.shard ? { shard: opts.shard } : {}),
       dialect,
       model,
       forceLength: opts.forceLength && dialect.canForceLength,
@@ -175,12 +188,35 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
       workloadSpec: workloadSpecOf(opts, { tokenizer: tokenizer.name, chat: dialect.name === 'openai-chat', forcedOutputLength: opts.forceLength && dialect.canForceLength }),
       windowRules: describeWindowRules(opts),
+      ...(shardInfo ? { shard: shardInfo } : {}),
+      ...(workers > 1 ? { workers } : {}),
       stages,
       ...capacityField(opts, stages, interrupted),
       interrupted,
       notes,
       outDir,
     });
+    let shardInfo: ShardInfo | undefined;
+    if (opts.startAt !== undefined) {
+      const late = Date.now() - opts.startAt;
+      say(late > 0 ? `start-at ${new Date(opts.startAt).toISOString()} passed ${(late / 1000).toFixed(1)} s ago: starting now` : `waiting for --start-at ${new Date(opts.startAt).toISOString()} (${(-late / 1000).toFixed(1)} s)`);
+      await waitUntilWallClock(opts.startAt, abort.signal);
+    }
+    if (opts.shard) {
+      const origin = epochOrigin();
+      const startedAt = origin + performance.now();
+      shardInfo = {
+        index: opts.shard.index,
+        count: opts.shard.count,
+        runKey: runKeyOf(opts),
+        seed: opts.seed,
+        ...(opts.startAt !== undefined ? { startAt: new Date(opts.startAt).toISOString(), startOffsetMs: startedAt - opts.startAt } : {}),
+        startedAt: new Date(startedAt).toISOString(),
+        epochOriginMs: origin,
+      };
+      notes.push(`shard ${opts.shard.index}/${opts.shard.count}: each row holds this shard's part of the load (every ${opts.shard.count}th arrival of an open loop, its share of the streams); inferbench merge joins the shards into the whole run`);
+      say(`shard ${opts.shard.index}/${opts.shard.count}: this process sends its part of the run${shardInfo.startOffsetMs !== undefined ? ` (started ${shardInfo.startOffsetMs.toFixed(1)} ms after --start-at)` : ''}; inferbench merge joins the shards' folders`);
+    }
     const done: StageSummary[] = [...(resumed?.stages ?? [])];
     say(resumed ? `resuming ${opts.profile} profile at row ${done.length + 1}; results in ${outDir}` : `running ${opts.profile} profile; results in ${outDir}`);
     const result = await runBenchmark(profileCfg, runner, {
@@ -225,7 +261,9 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     }
     await writer.close();
 
-    const doc: RunSummaryDoc = { ...docFor(result.stages, result.interrupted), health: health.finish(result.stages) };
+    const health0 = health.finish(result.stages);
+    if (pool) health0.workers = await pool.stats();
+    const doc: RunSummaryDoc = { ...docFor(result.stages, result.interrupted), health: health0 };
     writer.writeJson('summary.json', { ...doc, complete: !result.interrupted });
     if (opts.formats.includes('md')) writer.writeText('table.md', renderMarkdownReport(doc));
     if (opts.formats.includes('csv')) writer.writeText('table.csv', renderCsvReport(doc));
@@ -257,6 +295,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       process.once('SIGTERM', quit);
     }
     await live?.feed.close('failed');
+    await pool?.close();
     await target?.close();
     await sim?.close();
   }

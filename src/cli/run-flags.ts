@@ -84,6 +84,10 @@ export function runFlags(): Option[] {
     opt(limits, '--drain <time>', 'after --max-seconds, how long requests in flight may finish', { value: '30', shown: '30s' }),
     opt(limits, '--idle-wait <time>', 'before each row, wait this long at most for an idle server (0 = do not)', { value: '60', shown: '60s' }),
 
+    opt(GROUP.scale, '--workers <n>', "load-generating threads, each with its own connections: N or auto (one unless the load needs more)", { value: '1' }),
+    opt(GROUP.scale, '--shard <i/n>', 'run part I of N of this run (0-based; same flags and seed on every shard), then inferbench merge the folders'),
+    opt(GROUP.scale, '--start-at <iso>', 'start the first row at this wall-clock instant (ISO-8601, e.g. 2026-11-24T10:00:00Z) so shards start together'),
+
     opt(outputs, '--out <dir>', 'run folder', { shown: './inferbench-results/<time>-<label>' }),
     opt(outputs, '--format <list>', 'outputs: table,md,json,csv,html,png,svg (html/png/svg: the report and charts, into the run folder)', { value: 'table,md,json,csv' }),
     opt(outputs, '--records <policy>', 'what requests.jsonl keeps: full | no-gaps | sample:FRACTION | none', { value: 'full' }),

@@ -2,6 +2,7 @@ import { configError } from '../core/errors.js';
 import type { ApiName } from '../dialects/types.js';
 import { PROFILE_NAMES, type GridLatencyLoad, type ProfileName } from '../load/profiles.js';
 import type { ArrivalKind } from '../load/types.js';
+import { parseShard, type ShardSpec } from '../load/shard.js';
 import type { Slo } from '../metrics/summary.js';
 import type { CapacitySettings } from '../load/capacity-types.js';
 import { resolveCapacitySettings } from './capacity-options.js';
@@ -27,6 +28,9 @@ export type ReportFormat = (typeof FORMAT_CHOICES)[number];
 
 /** Raw flag values as commander hands them over (strings; booleans for switches). */
 export interface RawRunFlags {
+  workers?: string;
+  shard?: string;
+  startAt?: string;
   target?: string;
   api?: string;
   model?: string;
@@ -150,6 +154,12 @@ export interface RunOptions {
   capacity?: CapacitySettings;
   /** `--columns`: the terminal table's columns (report/columns.ts); undefined = the compact default. */
   columns?: string[];
+  /** `--workers`: load worker threads (1 = this thread sends), or `auto`. */
+  workers: number | 'auto';
+  /** `--shard I/N`: this process runs part I of N of the run. */
+  shard?: ShardSpec;
+  /** `--start-at`: the first row starts at this instant (epoch ms). */
+  startAt?: number;
 }
 
 /** How prompts are made (issue: workloads). Length strings are parsed by workload/lengths. */
@@ -169,6 +179,18 @@ export interface WorkloadOptions {
   thinkTime?: string;
   trace?: string;
   timeScale?: number;
+}
+
+/** `--workers`: a positive integer or `auto`. */
+function parseWorkers(raw: string | undefined, p: Problems): number | 'auto' {
+  if (raw === undefined) return 1;
+  if (raw.trim() === 'auto') return 'auto';
+  const n = parseNumber('--workers', raw, p, { integer: true, positive: true });
+  if (n !== undefined && n > 64) {
+    p.push(`--workers ${n} is more threads than any host here needs; use at most one per core (or auto)`);
+    return 1;
+  }
+  return n ?? 1;
 }
 
 /**
@@ -224,6 +246,7 @@ export function resolveRunOptions(
     gridLatencyLoad: parseGridLatencyLoad(raw.gridLatencyLoad, p),
     idleWaitSeconds: parseDuration('--idle-wait', raw.idleWait, p, { min: 0 }) ?? 60,
     workload: { outputTokensGiven: raw.outputTokens !== undefined && raw.outputTokensExplicit !== false },
+    workers: parseWorkers(raw.workers, p),
 
   };
   const w = opts.workload;
@@ -280,6 +303,17 @@ export function resolveRunOptions(
     }
   }
   set('slo', parseSlo(raw.slo, p));
+  if (raw.shard !== undefined) {
+    const shard = parseShard(raw.shard);
+    if (shard) opts.shard = shard;
+    else p.push(`--shard ${JSON.stringify(raw.shard)} is not I/N with 0 ≤ I < N; write it like --shard 0/3 (the first of three)`);
+  }
+  if (raw.startAt !== undefined) {
+    // ISO-8601 with a date and a time; a bare date or a number is a mistake, not midnight or epoch ms.
+    const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(raw.startAt) ? Date.parse(raw.startAt) : NaN;
+    if (Number.isNaN(at)) p.push(`--start-at ${JSON.stringify(raw.startAt)} is not an ISO-8601 instant; write it like --start-at 2026-11-24T10:00:00Z`);
+    else opts.startAt = at;
+  }
   // Names are checked against the report's column catalog by the command (report/columns.ts parseColumns).
   if (raw.columns !== undefined) opts.columns = raw.columns.split(',').map((c) => c.trim()).filter(Boolean);
   set('apiKey', raw.apiKey ?? (env['OPENAI_API_KEY'] || undefined));
@@ -319,6 +353,11 @@ export function resolveRunOptions(
   if (profile !== 'grid' && (opts.inputLens || opts.outputLens)) {
     p.push('--input-lens/--output-lens belong to --profile grid; use --prompt-tokens/--output-tokens for other profiles');
   }
+  if (opts.shard && (profile === 'sweep' || profile === 'capacity')) {
+    p.push(`--profile ${profile} picks each row from the rows before it, which no shard sees whole: run it on one host (--workers N), or run fixed rows over shards (e.g. --profile constant --rate 10,20,40)`);
+  }
+  if (opts.shard && opts.records.kind !== 'full') p.push('--shard needs --records full: merge recomputes every figure from every shard\'s requests');
+  if (opts.shard && opts.resume !== undefined) p.push('--resume cannot continue a shard (the other shards would not resume with it); rerun every shard');
   if (p.length > 0) {
     throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench run --help');
   }

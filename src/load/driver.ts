@@ -4,6 +4,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { Slo } from '../metrics/summary.js';
 import { createArrivalProcess } from './arrivals.js';
 import { SteadyWindow } from './window.js';
+import { ownsArrival, shardWindowRules, shareOf, type ShardSpec } from './shard.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageResult, StageSpec } from './types.js';
 
@@ -39,6 +40,10 @@ export interface DriverOptions {
   onDispatch?: () => void;
   /** Goodput SLO for the stage summary. */
   slo?: Slo;
+  /** Hand open-loop requests to `execute` this many ms before their time (a worker pool waits for the time itself). */
+  leadMs?: number;
+  /** `run --shard I/N`: send only this shard's part of the row (shard.ts). */
+  shard?: ShardSpec;
 }
 
 /** Default request count for burst (throughput) stages with no limit at all. */
@@ -56,22 +61,32 @@ export async function runStageRealtime(
 ): Promise<StageResult> {
   const accumulator = new StageAccumulator(opts.slo);
   const startedAtMs = realClock.now();
+  const shard = opts.shard ?? { index: 0, count: 1 };
+  const sharded = shard.count > 1;
   const { maxRequests, maxSeconds, warmupSeconds = 0 } = spec.limits;
   const replay = spec.kind === 'open' && spec.arrival === 'trace';
-  const userCap = spec.kind === 'closed' ? spec.concurrency : (spec.maxConcurrency ?? Infinity);
-  const window = new SteadyWindow(spec.window, startedAtMs, userCap);
+  const userCap = shareOf(spec.kind === 'closed' ? spec.concurrency : (spec.maxConcurrency ?? Infinity), shard);
+  const rules = shardWindowRules(spec.window, shard);
+  const window = new SteadyWindow(rules, startedAtMs, userCap);
   // Batch rows (no window) keep the plain limits: a request count, or a deadline.
   const deadline = !spec.window && maxSeconds !== undefined ? startedAtMs + maxSeconds * 1000 : Infinity;
   const warmupEnd = startedAtMs + warmupSeconds * 1000;
+  // A count limit bounds the whole row: shards count global arrivals against it (closed loops their own share).
   const limitCount = spec.window
     ? Infinity
     : (maxRequests ?? (replay ? spec.workload.size : undefined) ?? (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity));
+  // This shard's part of the count: arrivals k < limit with k mod N = I (closed loops: its share of the requests).
+  const ownLimit = shareOf(limitCount, shard);
   // Request ids are run-wide, so they also pick fresh workload items for every row (prompts never repeat across rows).
   const itemBase = replay ? 0 : firstRequestId;
   let dispatched = 0;
-  let nextId = firstRequestId;
-  const allocateId = (): number => nextId++;
+  /** Arrivals of the global schedule walked so far (shards skip the ones that are not theirs). */
+  let arrivalsSeen = 0;
+  let nextLocal = firstRequestId;
+  // Shards number their requests local × N + I: unique over every shard with no exchange between them.
+  const allocateId = (): number => (sharded ? nextLocal++ * shard.count + shard.index : nextLocal++);
   const take = (record: RequestRecord): void => {
+    if (sharded) record.shard = shard.index;
     accumulator.add(record);
     opts.onRecord?.(record);
   };
@@ -84,13 +99,14 @@ export async function runStageRealtime(
     w?.();
   };
   const stopped = (): boolean => {
-    if (opts.signal?.aborted === true || realClock.now() >= deadline || dispatched >= limitCount) return true;
+    if (opts.signal?.aborted === true || realClock.now() >= deadline || dispatched >= ownLimit) return true;
     return !window.sending(realClock.now());
   };
 
-  const launch = (scheduledAtMs: number, clientQueueMs = 0): Promise<void> => {
+  const launch = (scheduledAtMs: number, clientQueueMs = 0, arrival?: number): Promise<void> => {
     const id = allocateId();
-    const itemIndex = itemBase + dispatched;
+    // Shards: the trace entry or the id picks the item, so no two shards send the same prompt.
+    const itemIndex = replay ? (arrival ?? dispatched) : sharded ? id : itemBase + dispatched;
     dispatched++;
     inFlight++;
     opts.onDispatch?.();
@@ -130,7 +146,7 @@ export async function runStageRealtime(
     const worker = async (): Promise<void> => {
       while (!stopped()) await launch(realClock.now());
     };
-    await Promise.all(Array.from({ length: spec.concurrency }, worker));
+    await Promise.all(Array.from({ length: userCap }, worker));
   } else {
     const arrivals =
       spec.kind !== 'open'
@@ -138,10 +154,13 @@ export async function runStageRealtime(
         : replay
           ? traceArrivals(spec.workload)
           : createArrivalProcess({ kind: spec.arrival as ArrivalKindOf, rate: spec.rate, seed: opts.seed + index, ...burst(spec) });
+    const lead = opts.leadMs ?? 0;
     while (!stopped()) {
       const target = startedAtMs + arrivals.next();
+      const arrival = arrivalsSeen++;
       if (target >= deadline) break;
-      if (target > realClock.now() + 0.05) await sleepUntil(target, opts.signal);
+      if (sharded && !ownsArrival(arrival, shard)) continue;
+      if (target - lead > realClock.now() + 0.05) await sleepUntil(target - lead, opts.signal);
       let queuedMs = 0;
       if (inFlight >= window.inFlightCap()) {
         const waitStart = realClock.now();
@@ -151,7 +170,7 @@ export async function runStageRealtime(
       if (stopped()) break;
       // A burst schedules everything at the row's start: all the time before a request goes is waiting for a slot.
       if (spec.kind === 'burst') queuedMs = realClock.now() - target;
-      void launch(target, Math.max(0, queuedMs));
+      void launch(target, Math.max(0, queuedMs), arrival);
     }
   }
   clearTimeout(closeTimer);
@@ -187,10 +206,11 @@ export async function runStageRealtime(
     index,
     records: [],
     accumulator,
-    requestCount: nextId - firstRequestId,
+    requestCount: nextLocal - firstRequestId,
     startedAtMs,
     endedAtMs,
     ...(spec.window ? { window: window.outcome(sendingEndedAt) } : {}),
+    ...(sharded ? { loadShare: 1 / shard.count } : {}),
     interrupted: opts.signal?.aborted === true,
   };
 }

@@ -1,17 +1,39 @@
 import { realClock, sleepUntil } from '../core/clock.js';
-import type { ChatMessage, Dialect, GenerationRequest } from '../dialects/types.js';
+import type { ChatMessage, Dialect, GenerationRequest, HttpRequestPlan } from '../dialects/types.js';
 import { buildRecord } from '../metrics/derive.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Slo } from '../metrics/summary.js';
-import type { HttpTarget } from '../transport/http.js';
+import type { Exchange } from '../transport/exchange.js';
 import { appendReply, buildTurnMessages, isConversationWorkload } from '../workload/conversation.js';
 import type { Tokenizer } from '../workload/tokenizer.js';
 import type { ConversationWorkload, WorkItem } from '../workload/types.js';
 import { runStageRealtime, type ExecuteRequest } from './driver.js';
+import type { ShardSpec } from './shard.js';
 import type { StageRunner } from './types.js';
 
+/** Where a request goes and when: a conversation's turns stay on one worker; open loops hand requests over early. */
+export interface SendRoute {
+  /** Requests with the same affinity go to the same worker. */
+  affinity?: number;
+  /** Do not send before this instant (the run's clock). */
+  notBeforeMs?: number;
+  /** The reply's text is needed (a conversation resends it) even when the server counted its tokens. */
+  keepText?: boolean;
+}
+
+/**
+ * What sends requests: one HttpTarget in this thread, or a pool of load worker threads (src/distributed/) that
+ * each own one. `worker` says which worker sent it.
+ */
+export interface ExchangeSender {
+  send(plan: HttpRequestPlan, dialect: Dialect, request: GenerationRequest, signal?: AbortSignal, route?: SendRoute): Promise<Exchange & { worker?: number }>;
+  abortAll(reason?: string): void;
+  /** ms before its scheduled time an open-loop request may be handed over (the sender waits for the time itself). */
+  readonly leadMs?: number;
+}
+
 export interface HttpRunnerOptions {
-  target: HttpTarget;
+  target: ExchangeSender;
   dialect: Dialect;
   model: string;
   forceLength: boolean;
@@ -25,6 +47,8 @@ export interface HttpRunnerOptions {
   /** Grace for in-flight requests after a stage's maxSeconds, before they are cancelled. */
   drainMs?: number;
   slo?: Slo;
+  /** `run --shard I/N`: send only this shard's part of each row. */
+  shard?: ShardSpec;
 }
 
 interface Sent {
@@ -33,14 +57,21 @@ interface Sent {
   replyText: string;
 }
 
-type Send = (req: { stage: number; warmup: boolean }, item: WorkItem, id: number, scheduledAtMs: number, clientQueueMs: number) => Promise<Sent>;
+type Send = (
+  req: { stage: number; warmup: boolean; itemIndex: number },
+  item: WorkItem,
+  id: number,
+  scheduledAtMs: number,
+  clientQueueMs: number,
+) => Promise<Sent>;
 
 /** A StageRunner that sends real HTTP requests through one dialect. */
 export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
   const { target, dialect } = opts;
   opts.signal?.addEventListener('abort', () => target.abortAll(), { once: true });
 
-  const send: Send = async ({ stage, warmup }, item, id, scheduledAtMs, clientQueueMs) => {
+  const lead = target.leadMs ?? 0;
+  const send: Send = async ({ stage, warmup, itemIndex }, item, id, scheduledAtMs, clientQueueMs) => {
     const request: GenerationRequest = {
       model: opts.model,
       prompt: item.prompt,
@@ -50,7 +81,10 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       stream: opts.stream,
       ...(opts.extraBody ? { extraBody: opts.extraBody } : {}),
     };
-    const ex = await target.send(dialect.buildRequest(request), dialect, request, opts.signal);
+    const route: SendRoute = { affinity: itemIndex, keepText: item.conversation !== undefined };
+    // Handed over early (a worker pool): the worker itself waits for the scheduled time.
+    if (lead > 0) route.notBeforeMs = scheduledAtMs;
+    const ex = await target.send(dialect.buildRequest(request), dialect, request, opts.signal, route);
     const record = buildRecord(ex, {
       id,
       stage,
@@ -62,6 +96,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       interrupted: opts.signal?.aborted === true,
       streamed: opts.stream,
     });
+    if (ex.worker !== undefined) record.worker = ex.worker;
     return { record, replyText: item.conversation ? ex.textParts.join('') : '' };
   };
 
@@ -75,6 +110,8 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
         ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}),
         ...(opts.slo ? { slo: opts.slo } : {}),
         cancelInFlight: (reason) => target.abortAll(reason),
+        ...(lead > 0 ? { leadMs: lead } : {}),
+        ...(opts.shard ? { shard: opts.shard } : {}),
         execute: async (req) => {
           const { workload } = spec;
           if (isConversationWorkload(workload)) return runConversation(req, workload, send);

@@ -69,6 +69,8 @@ export interface StageResult {
   window?: WindowOutcome;
   /** True if the run was interrupted during this stage. */
   interrupted: boolean;
+  /** `run --shard I/N`: the share of the row's load this process sent (its rate test scales by it). */
+  loadShare?: number;
 }
 
 /** Runs one stage against some target: real HTTP, or the simulator in virtual time. */

@@ -1,3 +1,4 @@
+import type { WorkerStats } from '../distributed/protocol.js';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { StageSummary } from './summary.js';
 
@@ -15,6 +16,8 @@ export interface ClientHealth {
   clientCpuShare: number;
   clientLimited: boolean;
   warning?: string;
+  /** `run --workers N`: each load worker thread's own event loop (this figure set is the coordinator's). */
+  workers?: WorkerStats[];
 }
 
 export class HealthMonitor {

@@ -57,6 +57,10 @@ export interface RequestRecord {
   finishReason?: string;
   /** The server's id for the request (x-sim-request-id / x-request-id), for joining with server traces. */
   serverRequestId?: string;
+  /** `run --workers N`: the load worker thread (0-based) that sent it. */
+  worker?: number;
+  /** `run --shard I/N` (and merged runs): the shard that sent it. */
+  shard?: number;
   /** Sent again on a fresh connection because the server had closed the reused one before reading it (sentAtMs is the retry's). */
   retries?: number;
 

@@ -46,6 +46,9 @@ export interface StageSummary {
    * last completion of measured requests for batch rows.
    */
   durationS: number;
+  /** When the row started and ended on the run's clock (the records' ms). */
+  startedAtMs?: number;
+  endedAtMs?: number;
   /** Grid rows: the cell, and whether this stage gives its throughput columns or its latency columns. */
   grid?: { input: number; output: number; role: 'throughput' | 'latency' };
   /** Which rule chose the window, and where it lay (seconds from the row's start). */
@@ -53,6 +56,9 @@ export interface StageSummary {
     rule: 'steady' | 'batch';
     startS: number;
     lengthS: number;
+    /** Where the window lay on the run's clock (the records' ms): figures recompute from requests.jsonl over it. */
+    fromMs?: number;
+    toMs?: number;
     /** The window opened at the ramp limit, before the server had settled. */
     unsettled?: boolean;
     /** Throughput rows: the in-flight cap searched in the ramp, and each step's completion rate. */
@@ -153,6 +159,8 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
     label: spec.label,
     kind: spec.kind,
     durationS,
+    startedAtMs: result.startedAtMs,
+    endedAtMs: result.endedAtMs,
     requests: { total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup, ...(acc.retried > 0 ? { retried: acc.retried } : {}) },
     errorsByCode: acc.errorsByCode,
     failureShare: acc.ok + acc.errors > 0 ? acc.errors / (acc.ok + acc.errors) : 0,
@@ -176,6 +184,8 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
       rule: steady ? 'steady' : 'batch',
       startS: (from - result.startedAtMs) / 1000,
       lengthS: fig.lengthS,
+      fromMs: from,
+      toMs: to,
       ...(steady ? { inFlightAtOpen: fig.inFlightAtOpen, inFlightAtClose: fig.inFlightAtClose } : {}),
       ...(w?.unsettled ? { unsettled: true } : {}),
       ...(w?.capSearch ? { capSearch: w.capSearch } : {}),
@@ -192,7 +202,8 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
       spec.arrival !== 'trace' && fig && steady
         ? w?.unsettled
           ? `requests sent after the first completion had not completed ${(summary.window?.startS ?? 0).toFixed(1)} s into the row: latency kept growing (a queue)`
-          : overloadReason(summary, spec.rate, fig, arrivalDispersion(spec.arrival, spec.burstiness))
+          : // A shard keeps every N-th arrival: its rate is 1/N of the row's, its counts N times less dispersed.
+            overloadReason(summary, spec.rate * (result.loadShare ?? 1), fig, arrivalDispersion(spec.arrival, spec.burstiness) * (result.loadShare ?? 1))
         : undefined;
     if (overload) {
       summary.overload = overload;

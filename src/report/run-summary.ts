@@ -1,3 +1,5 @@
+import type { MergedFrom } from '../distributed/merge-types.js';
+import type { ShardInfo } from '../distributed/shard-run.js';
 import type { CapacityResult } from '../load/capacity-types.js';
 import type { ClientHealth } from '../metrics/health.js';
 import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js';
@@ -68,6 +70,12 @@ export interface RunSummaryDoc {
   /** `--profile capacity`: the search's answer. */
   capacity?: CapacityResult;
   health?: ClientHealth;
+  /** `run --workers N`: load worker threads that sent the requests. */
+  workers?: number;
+  /** `run --shard I/N`: this folder holds one shard's part of a run (merge joins them). */
+  shard?: ShardInfo;
+  /** `inferbench merge`: the shards this run was merged from. */
+  merged?: MergedFrom;
   interrupted: boolean;
   notes: string[];
   outDir?: string;

@@ -1,0 +1,56 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { configError } from '../core/errors.js';
+import { mergeShards, readShardFolder } from '../distributed/merge.js';
+import { healthLine } from '../metrics/health.js';
+import { renderCsvReport, renderMarkdownReport, renderTerminalReport } from '../report/run-summary.js';
+import { terminalStyle } from '../report/terminal.js';
+import { RunWriter } from '../store/run-writer.js';
+import { toolVersion } from './version.js';
+
+interface MergeFlags {
+  out?: string;
+  json?: boolean;
+}
+
+/** `inferbench merge DIR... --out DIR [--json]`: the shards of one run → one run folder. */
+export async function mergeCommand(dirs: string[], flags: MergeFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
+  if (!flags.out) throw configError('merge needs --out DIR for the merged run', 'e.g. inferbench merge shard-0 shard-1 shard-2 --out merged');
+  if (dirs.length === 0) throw configError('merge needs the shard folders', 'e.g. inferbench merge shard-0 shard-1 shard-2 --out merged');
+  const outDir = resolve(flags.out);
+  if (existsSync(outDir) && readdirSync(outDir).length > 0) throw configError(`--out ${flags.out} is not empty`, 'give a new folder for the merged run');
+  const folders = dirs.map(readShardFolder);
+  const { doc, records } = mergeShards(folders, outDir);
+  const human = flags.json ? io.stderr : io.stdout;
+  const say = (line: string): void => void human.write(`${line}\n`);
+
+  const writer = new RunWriter(outDir);
+  const base = folders.find((f) => f.shard.index === 0) ?? folders[0];
+  const { shard: _shard, ...manifest } = (base?.manifest ?? {}) as Record<string, unknown>;
+  writer.writeJson('manifest.json', {
+    ...manifest,
+    tool: { name: 'inferbench', version: toolVersion() },
+    command: 'merge',
+    mergedFrom: doc.merged?.shards.map((s) => s.dir),
+  });
+  for (const r of records) writer.appendRecord(r);
+  await writer.close();
+  const summary = { ...doc, complete: true };
+  {
+    writer.writeJson('summary.json', summary);
+    writer.writeText('table.md', renderMarkdownReport(doc));
+    writer.writeText('table.csv', renderCsvReport(doc));
+    const m = doc.merged;
+    if (m) {
+      for (const s of m.shards) {
+        const late = s.startOffsetMs !== undefined ? `, started ${s.startOffsetMs.toFixed(1)} ms after --start-at` : '';
+        say(`shard ${s.index}/${m.shards.length}: ${s.requests} requests from ${s.dir}${late}; clock shift ${s.clockShiftMs.toFixed(1)} ms`);
+      }
+    }
+    say(`\n${renderTerminalReport(doc, { style: terminalStyle(human) })}`);
+    if (doc.health) say(healthLine(doc.health));
+    say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl, table.md, table.csv`);
+    if (flags.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)}\n`);
+    return 0;
+  }
+}

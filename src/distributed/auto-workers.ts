@@ -1,0 +1,46 @@
+import { availableParallelism } from 'node:os';
+import type { RunOptions } from '../config/run-options.js';
+import { DEFAULT_THROUGHPUT_CONCURRENCY } from '../load/profiles.js';
+import type { Workload } from '../workload/types.js';
+
+/**
+ * Client CPU one worker spends, from `npm run bench:overhead` on the project's 2-core VM (paced server, 128
+ * streams, incremental method; user + kernel): per streamed token and per request (connection, request
+ * building, record, one line of requests.jsonl).
+ */
+export const CPU_US_PER_TOKEN = 17.6;
+export const CPU_US_PER_REQUEST = 120;
+/** A worker is planned at this share of a core, so its event loop stays responsive enough to stamp tokens on time. */
+export const WORKER_CPU_BUDGET = 0.5;
+/** Tokens a stream delivers per second at most on fast servers (10 ms between tokens): bounds closed loops' load. */
+const STREAM_TOKENS_PER_S = 100;
+
+export interface WorkerChoice {
+  workers: number;
+  /** One line for the terminal: what was estimated and why this many. */
+  reason: string;
+}
+
+/** `--workers auto`: one worker unless the load the flags ask for needs more, at most cores − 1. */
+export function chooseWorkers(opts: RunOptions, workload: Workload, cores = availableParallelism()): WorkerChoice {
+  let outSum = 0;
+  for (let i = 0; i < 50; i++) outSum += workload.item(i).outputTokens;
+  const meanOut = outSum / 50;
+  const streams = Math.max(...(opts.concurrencies ?? [0]), opts.maxConcurrency ?? 0, opts.profile === 'grid' ? opts.numPrompts : 0);
+  const rate = Math.max(0, ...(opts.rates ?? []).filter(Number.isFinite));
+  const adaptive = opts.profile === 'throughput' || opts.profile === 'sweep' || opts.profile === 'capacity';
+  const streamCap = streams > 0 ? streams : adaptive ? DEFAULT_THROUGHPUT_CONCURRENCY : 1;
+  // Tokens per second: an open loop's rate × output length, bounded by what its streams can carry.
+  const tokensPerS = rate > 0 ? rate * meanOut : streamCap * STREAM_TOKENS_PER_S;
+  const requestsPerS = rate > 0 ? rate : tokensPerS / Math.max(1, meanOut);
+  const cpu = (tokensPerS * CPU_US_PER_TOKEN + requestsPerS * CPU_US_PER_REQUEST) / 1e6;
+  const most = Math.max(1, cores - 1);
+  const wanted = Math.max(1, Math.ceil(cpu / WORKER_CPU_BUDGET));
+  const workers = Math.min(wanted, most);
+  const load = rate > 0 ? `${rate} req/s × ${Math.round(meanOut)} tokens` : `${streamCap} streams × up to ${STREAM_TOKENS_PER_S} tokens/s`;
+  const capped = wanted > most ? `; ${wanted} wanted, at most cores − 1 = ${most}` : '';
+  return {
+    workers,
+    reason: `workers: auto → ${workers} (${load} ≈ ${(cpu * 100).toFixed(0)}% of a core at ${CPU_US_PER_TOKEN} µs/token; one worker per ${WORKER_CPU_BUDGET * 100}%${capped})`,
+  };
+}

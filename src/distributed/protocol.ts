@@ -1,0 +1,47 @@
+import type { ApiName, GenerationRequest, HttpRequestPlan } from '../dialects/types.js';
+import type { Exchange, Timeouts } from '../transport/exchange.js';
+import type { ClockBase } from './clock-offset.js';
+
+/** What a load worker thread is started with (workerData). */
+export interface WorkerSetup {
+  index: number;
+  baseUrl: string;
+  connections: number;
+  timeouts?: Partial<Timeouts>;
+  apiKey?: string;
+  /** The coordinator's clock: the worker puts its stamps on it before sending them back. */
+  coordinatorClock: ClockBase;
+}
+
+/** Coordinator → worker. */
+export type ToWorker =
+  | {
+      type: 'send';
+      id: number;
+      api: ApiName;
+      plan: HttpRequestPlan;
+      request: GenerationRequest;
+      /** Coordinator clock: do not send before this instant (open loops hand requests over a little early). */
+      notBeforeMs?: number;
+      /** Keep the generated text even when the server counted the tokens (a conversation resends it). */
+      keepText: boolean;
+    }
+  | { type: 'abort-all'; reason?: string }
+  | { type: 'stats' }
+  | { type: 'close' };
+
+/** The worker's own health, for the run's client-health line. */
+export interface WorkerStats {
+  index: number;
+  /** Share of wall time its event loop was busy (0–1). */
+  eventLoopUtilization: number;
+  eventLoopDelayP99Ms: number;
+  requests: number;
+}
+
+/** Worker → coordinator. */
+export type FromWorker =
+  | { type: 'ready'; clock: ClockBase; residualNs: number }
+  | { type: 'exchange'; id: number; exchange: Exchange }
+  | { type: 'stats'; stats: WorkerStats }
+  | { type: 'closed' };

@@ -1,0 +1,127 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recomputeStage, recordedWindow } from '../src/distributed/recompute.js';
+import type { RequestRecord } from '../src/metrics/record.js';
+import type { StageSummary } from '../src/metrics/summary.js';
+import { runCli } from './helpers/cli.js';
+import { startSlotServer, type SlotServer } from './helpers/slot-server.js';
+
+let server: SlotServer;
+const dir = mkdtempSync(join(tmpdir(), 'ib-scale-'));
+
+beforeAll(async () => {
+  server = await startSlotServer({ slots: 16, prefillMs: 20, tokenMs: 4, promptTokens: 32 });
+});
+afterAll(async () => server.close());
+
+function records(run: string): RequestRecord[] {
+  return readFileSync(join(run, 'requests.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as RequestRecord);
+}
+
+interface Doc {
+  stages: StageSummary[];
+  workers?: number;
+  merged?: { shards: Array<{ index: number; requests: number }> };
+  health?: { workers?: Array<{ requests: number }> };
+}
+const summary = (run: string): Doc => JSON.parse(readFileSync(join(run, 'summary.json'), 'utf8')) as Doc;
+const manifestOptions = (run: string): Parameters<typeof recomputeStage>[3]['options'] =>
+  (JSON.parse(readFileSync(join(run, 'manifest.json'), 'utf8')) as { options: Parameters<typeof recomputeStage>[3]['options'] }).options;
+
+/** Every row of a run folder, recomputed from its requests.jsonl in file order over the window it recorded. */
+function recomputed(run: string): StageSummary[] {
+  const recs = records(run);
+  return summary(run).stages.map((row) =>
+    recomputeStage(
+      row,
+      recs.filter((r) => r.stage === row.index),
+      recordedWindow(row),
+      { options: manifestOptions(run), startedAtMs: row.startedAtMs as number, endedAtMs: row.endedAtMs as number },
+    ),
+  );
+}
+
+const common = ['--target', server?.url ?? '', '--api', 'openai-completions', '--model', 'slot-model', '--tokenizer', 'approx', '--prompt-tokens', '32', '--output-tokens', '16', '--idle-wait', '0', '--no-progress'];
+const args = (): string[] => common.map((a, i) => (i === 1 ? server.url : a));
+
+describe('run --workers', () => {
+  it('sends the same requests as one thread, and every row recomputes exactly from requests.jsonl', async () => {
+    const flags = [...args(), '--profile', 'concurrent', '--concurrency', '8', '--max-requests', '48'];
+    const one = join(dir, 'one');
+    const two = join(dir, 'two');
+    const a = await runCli(['run', ...flags, '--out', one]);
+    const b = await runCli(['run', ...flags, '--workers', '2', '--out', two]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/workers: 2 load threads/);
+    const [ra, rb] = [records(one), records(two)];
+    expect(rb.length).toBe(ra.length);
+    expect(new Set(rb.map((r) => r.id)).size).toBe(rb.length);
+    expect(new Set(rb.map((r) => r.worker))).toEqual(new Set([0, 1]));
+    const tokens = (rs: RequestRecord[]): [number, number] => [rs.reduce((n, r) => n + r.outputTokens, 0), rs.reduce((n, r) => n + r.promptTokens, 0)];
+    expect(tokens(rb)).toEqual(tokens(ra));
+    const [sa, sb] = [summary(one).stages[0] as StageSummary, summary(two).stages[0] as StageSummary];
+    expect(sb.requests).toEqual(sa.requests);
+    expect(summary(two).workers).toBe(2);
+    expect(summary(two).health?.workers?.map((w) => w.requests).reduce((x, y) => x + y, 0)).toBe(rb.length);
+    // The coordinator's rows are exactly what its records give.
+    for (const run of [one, two]) expect(JSON.parse(JSON.stringify(recomputed(run)))).toEqual(summary(run).stages);
+  }, 60_000);
+});
+
+describe('run --shard + merge', () => {
+  it('three shards started together add up to the whole run: rate within 2%, counts add up, ids unique', async () => {
+    const at = new Date(Date.now() + 3000).toISOString();
+    const shards = [0, 1, 2].map((i) => join(dir, `shard-${i}`));
+    const flags = [...args(), '--profile', 'constant', '--rate', '15', '--max-seconds', '3', '--start-at', at];
+    const results = await Promise.all(shards.map((out, i) => runCli(['run', ...flags, '--shard', `${i}/3`, '--out', out])));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    expect(results[1]?.stdout).toMatch(/shard 1\/3/);
+    const merged = join(dir, 'merged');
+    const m = await runCli(['merge', ...shards, '--out', merged, '--json']);
+    expect(m.code, m.stderr).toBe(0);
+    const doc = JSON.parse(m.stdout) as Doc;
+    const row = doc.stages[0] as StageSummary;
+    expect(row.overload).toBeUndefined();
+    expect(Math.abs(row.sendRate - 15) / 15).toBeLessThan(0.02);
+    const recs = records(merged);
+    const perShard = shards.map((s) => records(s).length);
+    expect(recs.length).toBe(perShard.reduce((x, y) => x + y, 0));
+    expect(doc.merged?.shards.map((s) => s.requests)).toEqual(perShard);
+    expect(new Set(recs.map((r) => r.id)).size).toBe(recs.length);
+    expect(row.requests.total).toBe(shards.map((s) => (summary(s).stages[0] as StageSummary).requests.total).reduce((x, y) => x + y, 0));
+    // A shard alone sent a third of the rate, and said it kept up with its third.
+    const alone = summary(shards[0] as string).stages[0] as StageSummary;
+    expect(alone.overload).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(recomputed(merged)))).toEqual(doc.stages);
+
+    // What merge refuses, in one line each.
+    const missing = await runCli(['merge', shards[0] as string, shards[2] as string, '--out', join(dir, 'm2')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/shard 1\/3 missing/);
+    const twice = await runCli(['merge', shards[0] as string, shards[0] as string, shards[1] as string, '--out', join(dir, 'm3')]);
+    expect(twice.stderr).toMatch(/given twice/);
+    const s2 = join(shards[2] as string, 'summary.json');
+    const saved = readFileSync(s2, 'utf8');
+    writeFileSync(s2, JSON.stringify({ ...JSON.parse(saved), complete: false, interrupted: true }));
+    const cut = await runCli(['merge', ...shards, '--out', join(dir, 'm4')]);
+    expect(cut.stderr).toMatch(/shard 2\/3 .* is incomplete: it was interrupted/);
+    writeFileSync(s2, JSON.stringify({ ...JSON.parse(saved), shard: { ...JSON.parse(saved).shard, runKey: 'other', seed: 7 } }));
+    const other = await runCli(['merge', ...shards, '--out', join(dir, 'm5')]);
+    expect(other.stderr).toMatch(/of another run .*seed 7 vs 42/);
+    expect(other.stderr).not.toMatch(/\n\s+at /);
+  }, 90_000);
+
+  it('refuses adaptive profiles over shards', async () => {
+    const r = await runCli(['run', ...args(), '--profile', 'sweep', '--shard', '0/2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--profile sweep picks each row from the rows before it/);
+    const bad = await runCli(['run', ...args(), '--profile', 'constant', '--rate', '1', '--shard', '3/3']);
+    expect(bad.stderr).toMatch(/--shard "3\/3" is not I\/N/);
+  }, 30_000);
+});
