@@ -46,7 +46,7 @@ function recomputed(run: string): StageSummary[] {
   );
 }
 
-const common = ['--target', server?.url ?? '', '--api', 'openai-completions', '--model', 'slot-model', '--tokenizer', 'approx', '--prompt-tokens', '32', '--output-tokens', '16', '--idle-wait', '0', '--no-progress'];
+const common = ['--target', 'URL', '--api', 'openai-completions', '--model', 'slot-model', '--tokenizer', 'approx', '--prompt-tokens', '32', '--output-tokens', '16', '--idle-wait', '0', '--no-progress'];
 const args = (): string[] => common.map((a, i) => (i === 1 ? server.url : a));
 
 describe('run --workers', () => {
@@ -116,6 +116,29 @@ describe('run --shard + merge', () => {
     expect(other.stderr).toMatch(/of another run .*seed 7 vs 42/);
     expect(other.stderr).not.toMatch(/\n\s+at /);
   }, 90_000);
+
+  it('with --barrier, every row of a multi-row profile starts together on every shard and the merge matches one process', async () => {
+    const flags = [...args(), '--profile', 'grid', '--input-lens', '32', '--output-lens', '8,16', '--num-prompts', '12'];
+    const barrier = join(dir, 'barrier');
+    const shards = [0, 1, 2].map((i) => join(dir, `grid-${i}`));
+    const results = await Promise.all(shards.map((out, i) => runCli(['run', ...flags, '--shard', `${i}/3`, '--barrier', barrier, '--out', out])));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const single = join(dir, 'grid-single');
+    const one = await runCli(['run', ...flags, '--out', single]);
+    expect(one.code, one.stderr).toBe(0);
+    const merged = join(dir, 'grid-merged');
+    const m = await runCli(['merge', ...shards, '--out', merged, '--json']);
+    expect(m.code, m.stderr).toBe(0);
+    const doc = JSON.parse(m.stdout) as Doc & { merged: { rowStartSkewMs: number } };
+    const rows = summary(single).stages;
+    expect(doc.stages.map((s) => [s.label, s.requests.total, s.requests.ok])).toEqual(rows.map((s) => [s.label, s.requests.total, s.requests.ok]));
+    // Shards meet before every row: their starts lie within the barrier's poll, not a whole row apart.
+    expect(doc.merged.rowStartSkewMs).toBeLessThan(200);
+    // Reusing the folder for a second attempt of the same run is refused rather than meeting stale marks.
+    const again = await runCli(['run', ...flags, '--shard', '0/3', '--barrier', barrier, '--out', join(dir, 'grid-again')]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already holds shard 0's mark/);
+  }, 120_000);
 
   it('refuses adaptive profiles over shards', async () => {
     const r = await runCli(['run', ...args(), '--profile', 'sweep', '--shard', '0/2']);

@@ -36,6 +36,8 @@ import { redactArgv } from '../ui/redact.js';
 import type { SpawnedDashboard } from '../ui/spawn-dashboard.js';
 import { chooseWorkers } from '../distributed/auto-workers.js';
 import { WorkerPool } from '../distributed/worker-pool.js';
+import { meetAtRow } from '../distributed/barrier.js';
+import type { ShardSpec } from '../load/shard.js';
 import { epochOrigin, runKeyOf, waitUntilWallClock, type ShardInfo } from '../distributed/shard-run.js';
 
 export interface RunOutcome {
@@ -212,8 +214,12 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
         seed: opts.seed,
         ...(opts.startAt !== undefined ? { startAt: new Date(opts.startAt).toISOString(), startOffsetMs: startedAt - opts.startAt } : {}),
         startedAt: new Date(startedAt).toISOString(),
+        ...(opts.barrier ? { barrier: resolve(opts.barrier) } : {}),
         epochOriginMs: origin,
       };
+      if (!opts.barrier && plannedStageCount(profileCfg) > 1) {
+        say(`note: rows after the first start when this shard finishes the row before, not with the other shards: pass --barrier DIR (a folder every shard can write) so every row starts together`);
+      }
       notes.push(`shard ${opts.shard.index}/${opts.shard.count}: each row holds this shard's part of the load (every ${opts.shard.count}th arrival of an open loop, its share of the streams); inferbench merge joins the shards into the whole run`);
       say(`shard ${opts.shard.index}/${opts.shard.count}: this process sends its part of the run${shardInfo.startOffsetMs !== undefined ? ` (started ${shardInfo.startOffsetMs.toFixed(1)} ms after --start-at)` : ''}; inferbench merge joins the shards' folders`);
     }
@@ -236,6 +242,14 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
           signal: abort.signal,
         });
       },
+      ...(opts.shard && opts.barrier
+        ? {
+            alignStage: async (i: number) => {
+              const met = await meetAtRow(i, { dir: resolve(opts.barrier as string), shard: opts.shard as ShardSpec, meeting: `${runKeyOf(opts)}-${opts.startAt ?? 'now'}` }, abort.signal);
+              if (met.waitedMs > 2000) say(`barrier: every shard reached row ${i + 1} after ${(met.waitedMs / 1000).toFixed(1)} s`);
+            },
+          }
+        : {}),
       onStageStart: (spec, i) => {
         telemetry.setStage(i);
         progress.stageStarted(spec, i);

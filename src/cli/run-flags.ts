@@ -86,6 +86,7 @@ export function runFlags(): Option[] {
 
     opt(GROUP.scale, '--workers <n>', "load-generating threads, each with its own connections: N or auto (one unless the load needs more)", { value: '1' }),
     opt(GROUP.scale, '--shard <i/n>', 'run part I of N of this run (0-based; same flags and seed on every shard), then inferbench merge the folders'),
+    opt(GROUP.scale, '--barrier <dir>', 'with --shard: a folder every shard can write (shared volume); shards meet there so every row starts together'),
     opt(GROUP.scale, '--start-at <iso>', 'start the first row at this wall-clock instant (ISO-8601, e.g. 2026-11-24T10:00:00Z) so shards start together'),
 
     opt(outputs, '--out <dir>', 'run folder', { shown: './inferbench-results/<time>-<label>' }),

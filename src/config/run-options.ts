@@ -30,6 +30,7 @@ export type ReportFormat = (typeof FORMAT_CHOICES)[number];
 export interface RawRunFlags {
   workers?: string;
   shard?: string;
+  barrier?: string;
   startAt?: string;
   target?: string;
   api?: string;
@@ -158,6 +159,8 @@ export interface RunOptions {
   workers: number | 'auto';
   /** `--shard I/N`: this process runs part I of N of the run. */
   shard?: ShardSpec;
+  /** `--barrier DIR`: shards meet in this shared folder before every row, so rows start together. */
+  barrier?: string;
   /** `--start-at`: the first row starts at this instant (epoch ms). */
   startAt?: number;
 }
@@ -308,6 +311,10 @@ export function resolveRunOptions(
     if (shard) opts.shard = shard;
     else p.push(`--shard ${JSON.stringify(raw.shard)} is not I/N with 0 ≤ I < N; write it like --shard 0/3 (the first of three)`);
   }
+  if (raw.barrier !== undefined) {
+    if (raw.shard === undefined) p.push('--barrier goes with --shard I/N (shards meet there before every row)');
+    else opts.barrier = raw.barrier;
+  }
   if (raw.startAt !== undefined) {
     // ISO-8601 with a date and a time; a bare date or a number is a mistake, not midnight or epoch ms.
     const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(raw.startAt) ? Date.parse(raw.startAt) : NaN;
@@ -355,6 +362,9 @@ export function resolveRunOptions(
   }
   if (opts.shard && (profile === 'sweep' || profile === 'capacity')) {
     p.push(`--profile ${profile} picks each row from the rows before it, which no shard sees whole: run it on one host (--workers N), or run fixed rows over shards (e.g. --profile constant --rate 10,20,40)`);
+  }
+  if (opts.shard && opts.maxConcurrency !== undefined && opts.maxConcurrency < opts.shard.count) {
+    p.push(`--max-concurrency ${opts.maxConcurrency} is fewer slots than the ${opts.shard.count} shards: each shard needs one; lower the shard count or raise the cap`);
   }
   if (opts.shard && opts.records.kind !== 'full') p.push('--shard needs --records full: merge recomputes every figure from every shard\'s requests');
   if (opts.shard && opts.resume !== undefined) p.push('--resume cannot continue a shard (the other shards would not resume with it); rerun every shard');

@@ -16,12 +16,14 @@ export interface ShardInfo {
   startedAt: string;
   /** startedAt − startAt, ms: how late this shard started (image pull, a slow node). */
   startOffsetMs?: number;
+  /** `--barrier`: the folder the shards met in before every row. */
+  barrier?: string;
   /** Wall clock (epoch ms) at this process's performance.now() = 0: merge puts every shard's stamps on one time line. */
   epochOriginMs: number;
 }
 
 /** Options that do not change what is sent: they may differ between the shards of one run. */
-const PER_SHARD = new Set(['shard', 'out', 'startAt', 'progress', 'json', 'formats', 'apiKey', 'resume', 'columns', 'workers']);
+const PER_SHARD = new Set(['shard', 'out', 'startAt', 'progress', 'json', 'formats', 'apiKey', 'resume', 'columns', 'workers', 'barrier']);
 
 export function runKeyOf(opts: RunOptions): string {
   const kept = Object.entries(opts)

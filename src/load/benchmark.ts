@@ -14,6 +14,8 @@ export interface BenchmarkHooks {
    * row's summary as `idleWait`.
    */
   beforeStage?(spec: StageSpec, index: number, done: readonly StageSummary[]): Promise<StageSummary['idleWait']>;
+  /** Just before each row, after any idle wait (shards meet here to start the row together). */
+  alignStage?(index: number): Promise<void>;
   onStageStart?(spec: StageSpec, index: number): void;
   onStageEnd?(summary: StageSummary, result: StageResult): void;
   /** Asked after each stage: a reason string ends the run there (e.g. every request was refused). */
@@ -39,6 +41,8 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     if (!spec) break;
     const index = stages.length;
     const idleWait = index > 0 ? await hooks.beforeStage?.(spec, index, stages) : undefined;
+    if (hooks.signal?.aborted) break;
+    await hooks.alignStage?.(index);
     if (hooks.signal?.aborted) break;
     hooks.onStageStart?.(spec, index);
     const result = await runner.runStage(spec, index, nextId);

@@ -4,7 +4,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { Slo } from '../metrics/summary.js';
 import { createArrivalProcess } from './arrivals.js';
 import { SteadyWindow } from './window.js';
-import { ownsArrival, shardWindowRules, shareOf, type ShardSpec } from './shard.js';
+import { closedLoopCountShare, ownsArrival, shardWindowRules, shareOf, type ShardSpec } from './shard.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageResult, StageSpec } from './types.js';
 
@@ -66,7 +66,9 @@ export async function runStageRealtime(
   const { maxRequests, maxSeconds, warmupSeconds = 0 } = spec.limits;
   const replay = spec.kind === 'open' && spec.arrival === 'trace';
   const userCap = shareOf(spec.kind === 'closed' ? spec.concurrency : (spec.maxConcurrency ?? Infinity), shard);
-  const rules = shardWindowRules(spec.window, shard);
+  // Open loops and bursts deal arrivals k mod N; closed loops deal counts among the shards that have streams.
+  const countShare = (total: number): number => (spec.kind === 'closed' ? closedLoopCountShare(total, spec.concurrency, shard) : shareOf(total, shard));
+  const rules = shardWindowRules(spec.window, shard, countShare);
   const window = new SteadyWindow(rules, startedAtMs, userCap);
   // Batch rows (no window) keep the plain limits: a request count, or a deadline.
   const deadline = !spec.window && maxSeconds !== undefined ? startedAtMs + maxSeconds * 1000 : Infinity;
@@ -76,7 +78,7 @@ export async function runStageRealtime(
     ? Infinity
     : (maxRequests ?? (replay ? spec.workload.size : undefined) ?? (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity));
   // This shard's part of the count: arrivals k < limit with k mod N = I (closed loops: its share of the requests).
-  const ownLimit = shareOf(limitCount, shard);
+  const ownLimit = countShare(limitCount);
   // Request ids are run-wide, so they also pick fresh workload items for every row (prompts never repeat across rows).
   const itemBase = replay ? 0 : firstRequestId;
   let dispatched = 0;

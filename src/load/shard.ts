@@ -25,11 +25,20 @@ export function ownsArrival(k: number, shard: ShardSpec): boolean {
   return k % shard.count === shard.index;
 }
 
-/** A shard's window rules: counts that bound the whole row are divided between the shards. */
-export function shardWindowRules(rules: WindowRules | undefined, shard: ShardSpec): WindowRules | undefined {
+/**
+ * The shards that take part in a closed loop of `streams` streams: the first min(streams, N). A count that bounds
+ * the row is dealt among them only (one stream over three shards: shard 0 sends every request).
+ */
+export function closedLoopCountShare(total: number, streams: number, shard: ShardSpec): number {
+  const active = Math.min(streams, shard.count);
+  return shard.index < active ? shareOf(total, { index: shard.index, count: active }) : 0;
+}
+
+/** A shard's window rules: counts that bound the whole row are divided between the shards that take part. */
+export function shardWindowRules(rules: WindowRules | undefined, shard: ShardSpec, countShare: (total: number) => number): WindowRules | undefined {
   if (!rules || shard.count === 1) return rules;
   const out: WindowRules = { ...rules, minSamples: Math.max(1, Math.ceil(rules.minSamples / shard.count)) };
-  if (rules.measureRequests !== undefined) out.measureRequests = Math.max(1, shareOf(rules.measureRequests, shard));
+  if (rules.measureRequests !== undefined) out.measureRequests = Math.max(1, countShare(rules.measureRequests));
   if (rules.adaptiveCap) {
     const a = rules.adaptiveCap;
     out.adaptiveCap = { ...a, start: Math.max(1, Math.ceil(a.start / shard.count)), max: Math.max(1, Math.ceil(a.max / shard.count)) };

@@ -63,5 +63,8 @@ export function healthLine(h: ClientHealth): string {
   // Summaries written before connectWaitP99Ms existed lack it.
   const connect = (h.connectWaitP99Ms ?? 0) >= 1 ? `, connection setup p99 ${h.connectWaitP99Ms.toFixed(2)} ms (not client lag)` : '';
   const base = `client health: dispatch lag p99 ${h.dispatchLagP99Ms.toFixed(2)} ms, event-loop delay p99 ${h.eventLoopDelayP99Ms.toFixed(2)} ms, client CPU ${(h.clientCpuShare * 100).toFixed(0)}%${connect}`;
-  return h.warning ? `${base}\nWARNING: ${h.warning}` : base;
+  const workers = h.workers?.length
+    ? `\nload workers: ${h.workers.map((w) => `#${w.index} ${w.requests} requests, event loop busy ${(w.eventLoopUtilization * 100).toFixed(0)}%, delay p99 ${w.eventLoopDelayP99Ms.toFixed(2)} ms`).join('; ')}`
+    : '';
+  return h.warning ? `${base}${workers}\nWARNING: ${h.warning}` : `${base}${workers}`;
 }

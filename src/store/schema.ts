@@ -135,6 +135,28 @@ const health = z.object({
   clientCpuShare: z.number(),
   clientLimited: z.boolean(),
   warning: z.string().optional(),
+  workers: z
+    .array(z.object({ index: z.number(), eventLoopUtilization: z.number(), eventLoopDelayP99Ms: z.number(), requests: z.number() }))
+    .optional(),
+});
+
+const shardInfo = z.object({
+  index: z.number(),
+  count: z.number(),
+  runKey: z.string(),
+  seed: z.number(),
+  startAt: z.string().optional(),
+  startedAt: z.string(),
+  startOffsetMs: z.number().optional(),
+  epochOriginMs: z.number(),
+});
+
+const mergedFrom = z.object({
+  runKey: z.string(),
+  shards: z.array(
+    z.object({ index: z.number(), dir: z.string(), requests: z.number(), startedAt: z.string(), startOffsetMs: z.number().optional(), clockShiftMs: z.number() }),
+  ),
+  rowStartSkewMs: z.number(),
 });
 
 export const summarySchema = z.object({
@@ -162,6 +184,9 @@ export const summarySchema = z.object({
   stages: z.array(stage),
   capacity: capacitySchema.optional(),
   health: health.optional(),
+  workers: z.number().optional(),
+  shard: shardInfo.optional(),
+  merged: mergedFrom.optional(),
   interrupted: z.boolean().default(false),
   notes: z.array(z.string()).default([]),
   outDir: z.string().optional(),
