@@ -13,6 +13,7 @@ export const EXAMPLES: Record<string, readonly Example[]> = {
     { command: `inferbench run --target ${SERVER} --rate 1,4,inf --max-seconds 1m`, what: '1 and 4 req/s for a minute each, then 100 requests at once' },
     { command: `inferbench run --target ${SERVER} --profile grid --input-lens 128,2048 --output-lens 128,512`, what: 'the input × output grid of the seed tables' },
     { command: `inferbench run --target ${SERVER} --profile capacity --slo ttft:300,itl:50`, what: 'the highest rate at which 99% of requests meet the SLO' },
+    { command: `inferbench run --target ${SERVER} --rate 1000 --workers auto`, what: '1,000 req/s sent by as many load threads as it needs' },
   ],
   predict: [
     { command: 'inferbench predict --engine sglang --gpu H100-80GB --profile constant --rate 4,16', what: 'two rows in virtual time, well under a second' },
@@ -32,6 +33,13 @@ export const EXAMPLES: Record<string, readonly Example[]> = {
   ls: [
     { command: 'inferbench ls', what: 'the runs under ./inferbench-results' },
     { command: 'inferbench ls --model Qwen --since 2026-11-01 --json', what: 'filtered, as JSON' },
+  ],
+  merge: [{ command: 'inferbench merge results/shard-0 results/shard-1 results/shard-2 --out results/merged', what: 'three shards of one run as one run folder' }],
+  k8s: [
+    {
+      command: 'inferbench k8s --pods 3 --image ghcr.io/you/inferbench:0.1 --pvc bench-results -- --target http://vllm:8000 --profile constant --rate 30 --max-seconds 60',
+      what: 'one 30 req/s run sent by 3 pods (10 req/s each), merged by a second Job',
+    },
   ],
   ui: [{ command: 'inferbench ui --port 0', what: 'the dashboard over ./inferbench-results on any free port' }],
   import: [{ command: 'inferbench import benchmarks.json --label guidellm-h100', what: "a GuideLLM (or vLLM, SGLang, AIPerf, genai-bench) result as a run" }],

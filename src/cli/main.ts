@@ -3,6 +3,7 @@ import { isUserError, InferbenchError } from '../core/errors.js';
 import { EXAMPLES } from './help-examples.js';
 import { addExamples, GROUP, HELP_CONFIG, opt } from './help-format.js';
 import { addPlanCommand } from './plan-flags.js';
+import { k8sFlags } from '../k8s/flags.js';
 import { predictFlags, profileFlags, runFlags, simEngineFlags, simFlags, withFlags } from './run-flags.js';
 import { toolVersion } from './version.js';
 
@@ -62,6 +63,25 @@ export function buildProgram(): Command {
     });
 
   addPlanCommand(program, io);
+
+  command(program, 'k8s', 'print a Kubernetes Indexed Job that runs one run as N shards in N pods (fixed profiles only)', k8sFlags())
+    .argument('[run-flags...]', "run's flags for every shard, after --: --target URL --profile constant --rate 30 …")
+    .allowUnknownOption()
+    .action(async (runArgs: string[], flags: Record<string, unknown>, cmd: Command) => {
+      const { k8sCommand } = await import('./k8s-command.js');
+      const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
+      process.exitCode = k8sCommand(runArgs, { ...flags, explicit }, io);
+    });
+
+  command(program, 'merge', 'join the folders of a run sent as shards (run --shard I/N) into one run folder, as if one process had run it', [
+    opt(GROUP.outputs, '--out <dir>', 'folder for the merged run (new or empty)'),
+    opt(GROUP.outputs, '--json', 'print the merged summary as JSON'),
+  ])
+    .argument('<dirs...>', 'the shard folders (every shard of one run, once)')
+    .action(async (dirs: string[], flags: { out?: string; json?: boolean }) => {
+      const { mergeCommand } = await import('./merge-command.js');
+      process.exitCode = await mergeCommand(dirs, flags, io);
+    });
 
   const { filters, outputs } = GROUP;
   const resultsDir = opt(outputs, '--results <dir>', 'results directory', { value: 'inferbench-results' });

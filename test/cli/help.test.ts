@@ -55,6 +55,7 @@ describe('--help in groups, with defaults and examples (issue 17, item 6)', () =
       GROUP.sources,
       GROUP.limits,
       GROUP.slo,
+      GROUP.scale,
       GROUP.outputs,
       GROUP.timeouts,
       GROUP.metadata,

@@ -1,0 +1,25 @@
+/**
+ * `inferbench k8s --pods N --image IMAGE [k8s flags] -- [run flags]`: prints the Kubernetes manifest of one run
+ * split into N shards (src/k8s/). It only prints: nothing is applied, nothing is sent.
+ */
+import { buildShardManifests } from '../k8s/manifest.js';
+import { resolveK8sOptions, type RawK8sFlags } from '../k8s/options.js';
+import { renderManifests } from '../k8s/render.js';
+import { checkRunArgs } from '../k8s/run-args.js';
+
+interface Out {
+  write(text: string): unknown;
+}
+
+/** Returns the exit code; user mistakes throw a config error (one line, exit 2). */
+export function k8sCommand(runArgs: readonly string[], flags: RawK8sFlags, io: { stdout: Out; stderr: Out }, now: Date = new Date()): number {
+  const { spec, format } = resolveK8sOptions(flags, now);
+  const run = checkRunArgs(runArgs, spec);
+  const full = { ...spec, runArgs: run.args };
+  const rendered = renderManifests(full, buildShardManifests(full), format, { target: run.target });
+  for (const n of run.notices) io.stderr.write(`note: ${n}\n`);
+  if (run.target === undefined) io.stderr.write(`note: no --target: each of the ${spec.pods} pods measures its own built-in simulated engine\n`);
+  if (format === 'json') for (const line of rendered.steps) io.stderr.write(`${line}\n`);
+  io.stdout.write(rendered.manifest);
+  return 0;
+}
