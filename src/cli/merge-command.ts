@@ -7,6 +7,7 @@ import { renderCsvReport, renderMarkdownReport, renderTerminalReport } from '../
 import { terminalStyle } from '../report/terminal.js';
 import { RunWriter } from '../store/run-writer.js';
 import { toolVersion } from './version.js';
+import { shortWindowRules } from './window-rules.js';
 
 interface MergeFlags {
   out?: string;
@@ -47,7 +48,9 @@ export async function mergeCommand(dirs: string[], flags: MergeFlags, io: { stdo
         say(`shard ${s.index}/${m.shards.length}: ${s.requests} requests from ${s.dir}${late}; clock shift ${s.clockShiftMs.toFixed(1)} ms`);
       }
     }
+    if (m) say(`rows: the shards started each row within ${m.rowStartSkewMs.toFixed(1)} ms of each other; each row's figures cover the window in which every shard was measuring`);
     say(`\n${renderTerminalReport(doc, { style: terminalStyle(human) })}`);
+    if (base) say(shortWindowRules(base.manifest.options));
     if (doc.health) say(healthLine(doc.health));
     say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl, table.md, table.csv`);
     if (flags.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)}\n`);
