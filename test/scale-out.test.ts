@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveRunOptions, type RunOptions } from '../src/config/run-options.js';
+import { chooseWorkers } from '../src/distributed/auto-workers.js';
 import { recomputeStage, recordedWindow } from '../src/distributed/recompute.js';
 import type { RequestRecord } from '../src/metrics/record.js';
 import type { StageSummary } from '../src/metrics/summary.js';
@@ -147,4 +149,19 @@ describe('run --shard + merge', () => {
     const bad = await runCli(['run', ...args(), '--profile', 'constant', '--rate', '1', '--shard', '3/3']);
     expect(bad.stderr).toMatch(/--shard "3\/3" is not I\/N/);
   }, 30_000);
+});
+
+describe('--workers auto', () => {
+  const workload = { description: '', item: () => ({ prompt: 'x', promptTokens: 1, promptTokenSource: 'client-tokenizer' as const, outputTokens: 128 }) };
+  const opts = (o: Partial<RunOptions>): RunOptions => ({ ...resolveRunOptions({ target: 'http://127.0.0.1:1' }), ...o });
+  it('keeps one worker for light loads and adds workers for heavy ones, at most cores − 1', () => {
+    expect(chooseWorkers(opts({ profile: 'constant', rates: [2] }), workload, 8).workers).toBe(1);
+    const heavy = chooseWorkers(opts({ profile: 'constant', rates: [1000] }), workload, 8);
+    // 1,000 req/s × 128 tokens at the measured µs per token is several cores' worth: more than one, fewer than 8.
+    expect(heavy.workers).toBeGreaterThan(1);
+    expect(heavy.workers).toBeLessThanOrEqual(7);
+    expect(heavy.reason).toMatch(/workers: auto → \d+ \(1000 req\/s × 128 tokens/);
+    expect(chooseWorkers(opts({ profile: 'constant', rates: [1000] }), workload, 2).workers).toBe(1);
+    expect(chooseWorkers(opts({ profile: 'constant', rates: [1000] }), workload, 2).reason).toMatch(/at most cores − 1 = 1/);
+  });
 });
