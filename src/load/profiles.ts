@@ -71,7 +71,7 @@ export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opt
 }
 
 /**
- * Capacity probes stop once completions stay under 70% of sends after 20 sends past the first completion (with the
+ * Open-loop rows (capacity probes, sweeps, constant and Poisson rates; not trace replays) stop once completions stay under 70% of sends after 20 sends past the first completion (with the
  * queue and first-token latency growing, window.ts): a probe at twice the capacity ends in about a second of
  * queueing instead of a whole row.
  */
@@ -103,7 +103,7 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
     return { kind: 'closed', label, concurrency, limits: stageLimits, workload, ...(window ? { window } : {}) };
   };
   const open = (rate: number, arrival: ArrivalKind, label = `asynchronous@${rate.toFixed(2)} req/sec`): StageSpec => {
-    const window = windowRulesFor('open', limits, { saturationStop: cfg.profile === 'capacity', dispersion: arrivalDispersion(arrival, cfg.burstiness) });
+    const window = windowRulesFor('open', limits, { saturationStop: arrival !== 'trace' /* a replay has no rate to be over */, dispersion: arrivalDispersion(arrival, cfg.burstiness) });
     return {
       kind: 'open',
       label,
