@@ -230,6 +230,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       completed: resumed?.stages ?? [],
       firstRequestId: resumed?.nextRequestId ?? 0,
       ...(opts.slo ? { slo: opts.slo } : {}),
+      ...(opts.repeat ? { repeat: opts.repeat } : {}),
       beforeStage: (_spec, _i, prior) => {
         const prev = prior[prior.length - 1];
         const sync = prior.find((x) => x.label === 'synchronous' && x.metrics.ttftMs);

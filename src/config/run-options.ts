@@ -28,6 +28,7 @@ export type ReportFormat = (typeof FORMAT_CHOICES)[number];
 
 /** Raw flag values as commander hands them over (strings; booleans for switches). */
 export interface RawRunFlags {
+  repeat?: string;
   workers?: string;
   shard?: string;
   barrier?: string;
@@ -155,6 +156,8 @@ export interface RunOptions {
   capacity?: CapacitySettings;
   /** `--columns`: the terminal table's columns (report/columns.ts); undefined = the compact default. */
   columns?: string[];
+  /** `--repeat N`: every row runs N times (metrics/repeats.ts). */
+  repeat?: number;
   /** `--workers`: load worker threads (1 = this thread sends), or `auto`. */
   workers: number | 'auto';
   /** `--shard I/N`: this process runs part I of N of the run. */
@@ -306,6 +309,11 @@ export function resolveRunOptions(
     }
   }
   set('slo', parseSlo(raw.slo, p));
+  const repeat = parseNumber('--repeat', raw.repeat, p, { integer: true, positive: true });
+  if (repeat !== undefined && repeat > 1) {
+    if (profile === 'capacity') p.push('--repeat does not go with --profile capacity: the search repeats the probes near the boundary itself (--capacity-repeats)');
+    else opts.repeat = repeat;
+  }
   if (raw.shard !== undefined) {
     const shard = parseShard(raw.shard);
     if (shard) opts.shard = shard;

@@ -1,3 +1,4 @@
+import { aggregateRepeats } from '../metrics/repeats.js';
 import { summarizeStage, type Slo, type StageSummary } from '../metrics/summary.js';
 import { nextStage, type ProfileConfig } from './profiles.js';
 import type { StageResult, StageRunner, StageSpec } from './types.js';
@@ -9,6 +10,8 @@ export interface BenchmarkHooks {
   /** First request id to use (resume continues the numbering). */
   firstRequestId?: number;
   slo?: Slo;
+  /** `--repeat N`: run every row N times and report the mean with a 95% interval (metrics/repeats.ts). */
+  repeat?: number;
   /**
    * Before each row after the first: wait until the server is idle (real runs). What it says is kept on the
    * row's summary as `idleWait`.
@@ -40,19 +43,39 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     const spec = nextStage(cfg, stages);
     if (!spec) break;
     const index = stages.length;
-    const idleWait = index > 0 ? await hooks.beforeStage?.(spec, index, stages) : undefined;
-    if (hooks.signal?.aborted) break;
-    await hooks.alignStage?.(index);
-    if (hooks.signal?.aborted) break;
-    hooks.onStageStart?.(spec, index);
-    const result = await runner.runStage(spec, index, nextId);
-    nextId += result.requestCount ?? result.records.length;
-    const summary = summarizeStage(result, hooks.slo);
+    const repeats = Math.max(1, hooks.repeat ?? 1);
+    const runs: StageSummary[] = [];
+    let interrupted = false;
+    let idleWait: StageSummary['idleWait'];
+    let last: StageResult | undefined;
+    for (let r = 0; r < repeats; r++) {
+      const runSpec = repeats > 1 ? { ...spec, repeat: r } : spec;
+      const waited = index > 0 || r > 0 ? await hooks.beforeStage?.(runSpec, index, stages) : undefined;
+      idleWait ??= waited;
+      if (hooks.signal?.aborted) break;
+      await hooks.alignStage?.(index);
+      if (hooks.signal?.aborted) break;
+      if (r === 0) hooks.onStageStart?.(spec, index);
+      const result = await runner.runStage(runSpec, index, nextId);
+      nextId += result.requestCount ?? result.records.length;
+      const one = summarizeStage(result, hooks.slo);
+      if (repeats > 1) one.repeat = r;
+      if (waited) one.idleWait = waited;
+      runs.push(one);
+      results.push(result);
+      last = result;
+      if (result.interrupted) {
+        interrupted = true;
+        break;
+      }
+    }
+    if (!last) break;
+    const summary = repeats > 1 ? aggregateRepeats(runs) : (runs[0] as StageSummary);
     if (idleWait) summary.idleWait = idleWait;
+    if (interrupted) summary.interrupted = true;
     stages.push(summary);
-    results.push(result);
-    hooks.onStageEnd?.(summary, result);
-    if (result.interrupted) break;
+    hooks.onStageEnd?.(summary, last);
+    if (interrupted) break;
     const reason = hooks.stopReason?.(summary);
     if (reason !== undefined) {
       return { stages, results, interrupted: false, stoppedBecause: reason };

@@ -46,6 +46,9 @@ export interface DriverOptions {
   shard?: ShardSpec;
 }
 
+/** `--repeat`: run r of a row draws its arrivals from seed + index + r × this (a prime: no two rows' runs collide). */
+export const REPEAT_SEED_STRIDE = 104_729;
+
 /** Default request count for burst (throughput) stages with no limit at all. */
 export const DEFAULT_BURST_REQUESTS = 1000;
 
@@ -89,6 +92,7 @@ export async function runStageRealtime(
   const allocateId = (): number => (sharded ? nextLocal++ * shard.count + shard.index : nextLocal++);
   const take = (record: RequestRecord): void => {
     if (sharded) record.shard = shard.index;
+    if (spec.repeat !== undefined) record.repeat = spec.repeat;
     accumulator.add(record);
     opts.onRecord?.(record);
   };
@@ -155,7 +159,7 @@ export async function runStageRealtime(
         ? { next: () => 0 }
         : replay
           ? traceArrivals(spec.workload)
-          : createArrivalProcess({ kind: spec.arrival as ArrivalKindOf, rate: spec.rate, seed: opts.seed + index, ...burst(spec) });
+          : createArrivalProcess({ kind: spec.arrival as ArrivalKindOf, rate: spec.rate, seed: opts.seed + index + REPEAT_SEED_STRIDE * (spec.repeat ?? 0), ...burst(spec) });
     const lead = opts.leadMs ?? 0;
     while (!stopped()) {
       const target = startedAtMs + arrivals.next();

@@ -21,6 +21,8 @@ interface StageBase {
   workload: Workload;
   /** Steady-window rules (window.ts); absent for batch rows, which are measured whole. */
   window?: WindowRules;
+  /** `--repeat N`: which run of the row this is (0-based); its arrivals draw from seed + repeat. */
+  repeat?: number;
   /** Grid rows: the cell and which columns this stage supplies (throughput burst or low-load latency pass). */
   grid?: { input: number; output: number; role: 'throughput' | 'latency' };
 }

@@ -59,6 +59,8 @@ export interface RequestRecord {
   serverRequestId?: string;
   /** `run --workers N`: the load worker thread (0-based) that sent it. */
   worker?: number;
+  /** `--repeat N`: which run of its row (0-based). */
+  repeat?: number;
   /** `run --shard I/N` (and merged runs): the shard that sent it. */
   shard?: number;
   /** Sent again on a fresh connection because the server had closed the reused one before reading it (sentAtMs is the retry's). */

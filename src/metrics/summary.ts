@@ -3,6 +3,7 @@ import { StageAccumulator } from './accumulator.js';
 import type { ServerTelemetry } from './prometheus.js';
 import type { Stats } from './stats.js';
 import { windowFigures } from './window-figures.js';
+import type { RepeatInterval } from './repeats.js';
 
 /** Service-level objectives: a request is "good" when it meets every one given (ms). */
 export interface Slo {
@@ -113,6 +114,12 @@ export interface StageSummary {
   sloAttainment?: { percent: number; met: number; of: number };
   /** The row was stopped early because its queue kept growing (capacity probes); says what was seen. */
   overSaturated?: string;
+  /** `--repeat N`: the 95% intervals of the main figures over the repeats (metrics/repeats.ts). */
+  intervals?: Record<string, RepeatInterval>;
+  /** `--repeat N`: each repeat's own row; the row's figures are their means. */
+  repeats?: StageSummary[];
+  /** `--repeat N`: which repeat (0-based) this is, inside `repeats`. */
+  repeat?: number;
   /** The server's own gauges over the row, from its Prometheus /metrics (when it has one). */
   server?: ServerTelemetry;
   interrupted: boolean;

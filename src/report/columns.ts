@@ -20,10 +20,18 @@ export interface TerminalColumn {
 }
 
 const hasOk = (s: StageSummary | undefined): s is StageSummary => s !== undefined && s.requests.ok > 0;
+/** A figure, or with `--repeat N` its mean ± the 95% half-width over the repeats (metrics/repeats.ts). */
+function figure(s: StageSummary, pick: (s: StageSummary) => number | undefined, repeatKey?: string, scale = 1): string {
+  const ci = repeatKey !== undefined ? s.intervals?.[repeatKey] : undefined;
+  if (ci && ci.n > 1) return `${f2(ci.mean * scale)} ± ${f2(ci.halfWidth * scale)}`;
+  return f2(pick(s));
+}
 /** Figures of the throughput stage (sweep: the row; grid: the burst), — when nothing completed. */
-const tput = (pick: (s: StageSummary) => number | undefined) => (r: ReportRow): string => (hasOk(r.throughput) ? f2(pick(r.throughput)) : '—');
+const tput = (pick: (s: StageSummary) => number | undefined, repeatKey?: string) => (r: ReportRow): string =>
+  hasOk(r.throughput) ? figure(r.throughput, pick, repeatKey) : '—';
 /** Figures of the latency stage (sweep: the row; grid: the low-load pass). */
-const lat = (pick: (s: StageSummary) => number | undefined) => (r: ReportRow): string => (hasOk(r.latency) ? f2(pick(r.latency)) : '—');
+const lat = (pick: (s: StageSummary) => number | undefined, repeatKey?: string, scale = 1) => (r: ReportRow): string =>
+  hasOk(r.latency) ? figure(r.latency, pick, repeatKey, scale) : '—';
 const fixed = (h: string) => (): string => h;
 
 const PERCENTILES = [
@@ -44,20 +52,24 @@ function percentileColumns(): TerminalColumn[] {
       name: `${key}-${p}`,
       header: fixed(`${label} ${p} (ms)`),
       help: `${label} ${p} in ms († when from fewer than 20 samples)`,
-      cell: (r: ReportRow) => (hasOk(r.latency) ? pct(r.latency.metrics[metric], '', pick) : '—'),
+      cell: (r: ReportRow) => {
+        if (!hasOk(r.latency)) return '—';
+        const ci = p === 'p99' ? r.latency.intervals?.[`${key}P99`] : undefined;
+        return ci && ci.n > 1 ? `${f2(ci.mean)} ± ${f2(ci.halfWidth)}` : pct(r.latency.metrics[metric], '', pick);
+      },
     })),
   );
 }
 
 /** Every column `--columns` can name, in the order `all` prints them. */
 export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
-  { name: 'rps', header: fixed('req/s'), help: 'achieved request throughput, req/s', cell: tput((s) => s.requestThroughput) },
-  { name: 'send-rate', header: fixed('Sent req/s'), help: 'requests sent per second inside the window', cell: tput((s) => s.sendRate) },
-  { name: 'latency', header: fixed('Latency (s)'), help: 'mean request latency (end to end), s', cell: lat((s) => (s.metrics.e2eMs ? s.metrics.e2eMs.mean / 1000 : undefined)) },
-  { name: 'ttft', header: fixed('TTFT (ms)'), help: 'mean time to first token, ms', cell: lat((s) => s.metrics.ttftMs?.mean) },
-  { name: 'itl', header: fixed('ITL (ms)'), help: 'mean inter-token latency (TPOT), ms', cell: lat((s) => s.metrics.itlMs?.mean) },
-  { name: 'tokens', header: fixed('Output tok/s'), help: 'output token throughput, tokens/s', cell: tput((s) => s.outputTokenThroughput) },
-  { name: 'total-tokens', header: fixed('Total tok/s'), help: 'prompt + output token throughput, tokens/s', cell: tput((s) => s.totalTokenThroughput) },
+  { name: 'rps', header: fixed('req/s'), help: 'achieved request throughput, req/s', cell: tput((s) => s.requestThroughput, 'requestThroughput') },
+  { name: 'send-rate', header: fixed('Sent req/s'), help: 'requests sent per second inside the window', cell: tput((s) => s.sendRate, 'sendRate') },
+  { name: 'latency', header: fixed('Latency (s)'), help: 'mean request latency (end to end), s', cell: lat((s) => (s.metrics.e2eMs ? s.metrics.e2eMs.mean / 1000 : undefined), 'e2eMean', 1 / 1000) },
+  { name: 'ttft', header: fixed('TTFT (ms)'), help: 'mean time to first token, ms', cell: lat((s) => s.metrics.ttftMs?.mean, 'ttftMean') },
+  { name: 'itl', header: fixed('ITL (ms)'), help: 'mean inter-token latency (TPOT), ms', cell: lat((s) => s.metrics.itlMs?.mean, 'itlMean') },
+  { name: 'tokens', header: fixed('Output tok/s'), help: 'output token throughput, tokens/s', cell: tput((s) => s.outputTokenThroughput, 'outputTokenThroughput') },
+  { name: 'total-tokens', header: fixed('Total tok/s'), help: 'prompt + output token throughput, tokens/s', cell: tput((s) => s.totalTokenThroughput, 'totalTokenThroughput') },
   { name: 'per-token', header: fixed('ms/token'), help: 'mean latency per token (prompt + output), ms', cell: lat((s) => s.metrics.latencyPerTokenMs?.mean) },
   {
     name: 'per-output-token',
@@ -67,7 +79,7 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
   },
   ...percentileColumns(),
   { name: 'concurrency', header: fixed('In flight'), help: 'time-weighted mean of requests in flight', cell: tput((s) => s.meanConcurrency) },
-  { name: 'goodput', header: fixed('Goodput req/s'), help: 'requests meeting every --slo limit, per second', cell: tput((s) => s.goodput?.requestsPerS) },
+  { name: 'goodput', header: fixed('Goodput req/s'), help: 'requests meeting every --slo limit, per second', cell: tput((s) => s.goodput?.requestsPerS, 'goodput') },
   {
     name: 'ok',
     header: (ctx) => (ctx.layout === 'grid' ? 'ok/sent (burst · latency)' : 'ok/sent'),

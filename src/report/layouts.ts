@@ -73,6 +73,12 @@ export function pct(st: Stats | undefined, unit: string, pick: 'median' | 'p90' 
   return st.count < MIN_PERCENTILE_SAMPLES && cell !== '—' ? `${cell} †` : cell;
 }
 
+/** With `--repeat N`: the figure's mean ± its 95% half-width over the repeats (metrics/repeats.ts); else `plain`. */
+export function withInterval(s: StageSummary, key: string, plain: string, unit: string, scale = 1): string {
+  const ci = s.intervals?.[key];
+  return ci && ci.n > 1 ? `${f2(ci.mean * scale)} ± ${f2(ci.halfWidth * scale)}${unit}` : plain;
+}
+
 /** "ok/sent" of the measured requests (the ramp-up is counted apart, in summary.json). */
 export const samples = (s: StageSummary): string => `${s.requests.ok}/${s.requests.total}`;
 
@@ -85,13 +91,13 @@ export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: C
     if (s.requests.ok === 0) return [label, '—', '—', '—', '—', '—', '—', '—', samples(s), failureCell(s)];
     return [
       label,
-      f2(s.requestThroughput, ' req/sec'),
-      f2(m.e2eMs ? m.e2eMs.mean / 1000 : undefined, ' sec'),
-      f2(m.ttftMs?.mean, ' ms'),
-      f2(m.itlMs?.mean, ' ms'),
-      f2(s.outputTokenThroughput, ' tokens/sec'),
-      pct(m.ttftMs, ' ms'),
-      pct(m.itlMs, ' ms'),
+      withInterval(s, 'requestThroughput', f2(s.requestThroughput, ' req/sec'), ' req/sec'),
+      withInterval(s, 'e2eMean', f2(m.e2eMs ? m.e2eMs.mean / 1000 : undefined, ' sec'), ' sec', 1 / 1000),
+      withInterval(s, 'ttftMean', f2(m.ttftMs?.mean, ' ms'), ' ms'),
+      withInterval(s, 'itlMean', f2(m.itlMs?.mean, ' ms'), ' ms'),
+      withInterval(s, 'outputTokenThroughput', f2(s.outputTokenThroughput, ' tokens/sec'), ' tokens/sec'),
+      withInterval(s, 'ttftP99', pct(m.ttftMs, ' ms'), ' ms'),
+      withInterval(s, 'itlP99', pct(m.itlMs, ' ms'), ' ms'),
       samples(s),
       failureCell(s),
     ];

@@ -12,6 +12,11 @@ const f2 = (n: number): string => n.toFixed(2);
 export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   const rows = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
   const out: string[] = [];
+  const repeated = rows.find((s) => (s.repeats?.length ?? 0) > 1 || Object.values(s.intervals ?? {}).some((c) => c.n > 1));
+  if (repeated) {
+    const n = repeated.repeats?.length ?? Object.values(repeated.intervals ?? {})[0]?.n ?? 0;
+    out.push(`± 95% interval (Student t, ${n - 1} degrees of freedom) of the mean over ${n} runs of each row; figures are the means of the runs' figures, each run is kept in summary.json (stages[].repeats)`);
+  }
   const overloaded = rows.filter((s) => s.belowTarget);
   if (overloaded.length > 0) {
     out.push(`\\* overloaded (did not keep up with its target rate): ${overloaded.map((s) => `${s.label} — ${s.overload ?? 'completed under 90% of the target rate'}`).join('; ')}`);

@@ -1,3 +1,4 @@
+import { REPEAT_SEED_STRIDE } from '../load/driver.js';
 import { configError } from '../core/errors.js';
 import { createArrivalProcess } from '../load/arrivals.js';
 import { SteadyWindow } from '../load/window.js';
@@ -33,7 +34,7 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
     lastStats: () => stats,
     runStage(spec: StageSpec, index: number, firstRequestId: number): Promise<StageResult> {
       try {
-        const r = runVirtualStage(resolved, spec, index, firstRequestId, clockMs, seed + index * 7919);
+        const r = runVirtualStage(resolved, spec, index, firstRequestId, clockMs, seed + index * 7919 + REPEAT_SEED_STRIDE * (spec.repeat ?? 0));
         clockMs = r.result.endedAtMs;
         stats = r.stats;
         return Promise.resolve(r.result);
@@ -112,6 +113,7 @@ export function runVirtualStage(
         rec.latencyPerOutputTokenMs = rec.e2eMs / rec.outputTokens;
       }
       if (at > endedAt) endedAt = at;
+      if (spec.repeat !== undefined) rec.repeat = spec.repeat;
       records.push(rec);
       window.onComplete(rec);
       if (window.overSaturatedReason !== undefined && !stopped) {

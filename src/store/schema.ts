@@ -55,6 +55,10 @@ const stage = z.object({
   goodput: z.object({ slo, requestsPerS: z.number(), good: z.number() }).optional(),
   sloAttainment: sloAttainmentSchema.optional(),
   overSaturated: z.string().optional(),
+  repeat: z.number().optional(),
+  intervals: z.record(z.string(), z.object({ mean: num, halfWidth: num, stddev: num, n: z.number(), values: z.array(num) })).optional(),
+  // Each repeat's own row (the same shape); read loosely: reports show the intervals, not the repeats.
+  repeats: z.array(z.any()).optional(),
   completionRate: num.optional(),
   grid: z.object({ input: z.number(), output: z.number(), role: z.enum(['throughput', 'latency']) }).optional(),
   window: z
