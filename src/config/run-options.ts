@@ -312,6 +312,7 @@ export function resolveRunOptions(
   const repeat = parseNumber('--repeat', raw.repeat, p, { integer: true, positive: true });
   if (repeat !== undefined && repeat > 1) {
     if (profile === 'capacity') p.push('--repeat does not go with --profile capacity: the search repeats the probes near the boundary itself (--capacity-repeats)');
+    else if (raw.shard !== undefined) p.push('--repeat does not go with --shard: merge joins one run of each row; run the sharded command N times instead');
     else opts.repeat = repeat;
   }
   if (raw.shard !== undefined) {
