@@ -137,14 +137,17 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       opts.maxConcurrency ?? 0,
       ...(opts.concurrencies ?? [1]),
       opts.profile === 'grid' ? opts.numPrompts : 0,
-      opts.maxConcurrency === undefined && opts.profile !== 'synchronous' && opts.profile !== 'concurrent' ? 4096 : 0,
+      opts.maxConcurrency === undefined && opts.profile !== 'synchronous' && opts.profile !== 'concurrent' ? DEFAULT_POOL_CONNECTIONS : 0,
     );
     target = new HttpTarget({ baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
     const choice = opts.workers === 'auto' ? chooseWorkers(opts, setup.workload) : undefined;
     if (choice) say(choice.reason);
     const workers = choice?.workers ?? (opts.workers === 'auto' ? 1 : (opts.workers ?? 1));
     if (workers > 1) {
-      pool = await WorkerPool.start({ workers, baseUrl, connections: maxInFlight, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
+      // Without --max-concurrency an open loop's only in-flight bound is the connection pool: the workers share it.
+      const unbounded = opts.maxConcurrency === undefined && maxInFlight === DEFAULT_POOL_CONNECTIONS;
+      const connections = unbounded ? Math.ceil(maxInFlight / workers) : maxInFlight;
+      pool = await WorkerPool.start({ workers, baseUrl, connections, timeouts: opts.timeouts, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
       say(`workers: ${workers} load threads, each with its own connections; their clocks agree with this one within ${pool.clockResidualUs.toFixed(1)} µs`);
     }
     const progress = new Progress(io.stderr, opts.progress, plannedStageCount(profileCfg));
@@ -317,6 +320,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 }
 
 const MODEL_OPTIONAL = new Set(['vllm', 'tgi']);
+/** Connections when nothing else bounds the requests in flight (open loops without --max-concurrency). */
+const DEFAULT_POOL_CONNECTIONS = 4096;
 
 async function resolveApi(
   opts: RunOptions,

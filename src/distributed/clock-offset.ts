@@ -2,8 +2,9 @@ import { performance } from 'node:perf_hooks';
 
 /**
  * Where this thread's (or process's) performance.now() zero lies on CLOCK_MONOTONIC, which every thread and
- * process of one host shares. performance.now() itself counts from each worker thread's own start, so two threads'
- * stamps differ by their start gap; hrtime does not. The pair is sampled many times and the tightest pair kept: the
+ * process of one host shares. Whether performance.now() counts from the process's start or each worker thread's own
+ * has changed between Node versions (on 20.20 threads share the origin: the offset measures 0.0 µs), and processes
+ * never share it; hrtime is shared by all. So the offset is measured, not assumed. The pair is sampled many times and the tightest pair kept: the
  * gap between its two reads bounds the error (`residualNs`).
  */
 export interface ClockBase {
