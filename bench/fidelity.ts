@@ -1,12 +1,14 @@
 /**
  * Measurement error of inferbench's client against the simulator's ground truth.
- * `inferbench sim` runs in its own process; the client is the library (HttpTarget +
- * createHttpStageRunner + runBenchmark). Each record is joined to the sim's truth by x-sim-request-id.
+ * `inferbench sim` runs in its own process; the client is the library (HttpTarget, or a WorkerPool of load
+ * threads as `run --workers N` uses, + createHttpStageRunner + runBenchmark). Each record is joined to the
+ * sim's truth by x-sim-request-id.
  *
- *   npm run bench:fidelity [-- --quick]
+ *   npm run bench:fidelity [-- --quick] [-- --only=closed@2000,open@1000/s] [-- --workers=1,2] [-- --time-scale=X]
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { InferbenchError, isUserError } from '../src/core/errors.js';
 import { getDialect } from '../src/dialects/index.js';
 import { runBenchmark } from '../src/load/benchmark.js';
 import { createHttpStageRunner } from '../src/load/http-runner.js';
@@ -14,21 +16,14 @@ import type { ProfileConfig } from '../src/load/profiles.js';
 import { HealthMonitor } from '../src/metrics/health.js';
 import type { RequestRecord } from '../src/metrics/record.js';
 import type { TruthRecord } from '../src/sim/server/index.js';
-import { HttpTarget } from '../src/transport/http.js';
 import type { Workload } from '../src/workload/types.js';
+import { printTables, type Row, type Scenario } from './_fidelity-print.js';
 import { joinWithTruth } from './_join.js';
 import { runqueueWaitMs } from './_sched.js';
+import { openSender } from './_sender.js';
 import { startSimChild, type SimChild } from './_sim-child.js';
-import { dist, fmt, machine, stamp, table, type Dist } from './_stats.js';
-
-interface Scenario {
-  name: string;
-  kind: 'closed' | 'open';
-  /** Streams (closed) or req/s (open). */
-  level: number;
-  requests: number;
-  outputTokens: number;
-}
+import { dist, machine, stamp } from './_stats.js';
+import { flagValue, parseWorkerCounts } from './_workers-arg.js';
 
 const MODEL = 'Qwen2-7B-Instruct';
 const quick = process.argv.includes('--quick');
@@ -43,6 +38,8 @@ const SCENARIOS: Scenario[] = ([
   { name: 'open@1000/s', kind: 'open', level: 1000, requests: 5000, outputTokens: 16 },
   { name: 'open@2000/s', kind: 'open', level: 2000, requests: 8000, outputTokens: 16 },
 ] as Scenario[]).map((s) => ({ ...s, requests: Math.max(s.level, Math.round(s.requests * scale)) }));
+/** JIT and connection set-up paths, excluded: once for this thread, and again in every new pool's threads. */
+const WARMUP: Scenario = { name: 'warmup', kind: 'closed', level: 100, requests: 300, outputTokens: 16 };
 
 function workload(outputTokens: number): Workload {
   return {
@@ -51,34 +48,23 @@ function workload(outputTokens: number): Workload {
   };
 }
 
-interface Row {
-  scenario: Scenario;
-  ok: number;
-  failed: number;
-  joined: number;
-  ttft: Dist;
-  itl: Dist;
-  e2e: Dist;
-  tokenEps: Dist;
-  serverLate: Dist;
-  sendToArrival: Dist;
-  tokensExact: number;
-  tokensWrong: unknown[];
-  dispatchLag: Dist;
-  targetRate?: number;
-  achievedRate?: number;
-  serverSeenRate?: number;
-  loopP99Ms: number;
-  health: ReturnType<HealthMonitor['finish']>;
-  clientCpuShare: number;
-  serverCpuShare: number;
-  /** Share of wall time the process was runnable but not running (waiting for a CPU). */
-  clientRunqueueShare: number;
-  serverRunqueueShare: number;
-  wallS: number;
+/** An open loop's only in-flight bound here is the connection pool: once it is full, sends wait for a free connection. */
+const OPEN_LOOP_CONNECTIONS = 4096;
+
+/**
+ * A closed loop bounds what is in flight itself, so each thread may hold all of it (as `run --workers` does;
+ * requests are dealt round robin, not evenly at each instant). An open loop past the server's capacity is bounded
+ * only by the pools: they share one total, or N workers would offer the server N times the streams of one thread.
+ */
+function connectionsPerThread(sc: Scenario, workers: number): number {
+  return sc.kind === 'closed' ? sc.level : Math.ceil(OPEN_LOOP_CONNECTIONS / workers);
 }
 
-const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
+function profile(sc: Scenario): ProfileConfig {
+  return sc.kind === 'closed'
+    ? { profile: 'concurrent', concurrencies: [sc.level], limits: { maxRequests: sc.requests }, workload: workload(sc.outputTokens) }
+    : { profile: 'constant', rates: [sc.level], limits: { maxRequests: sc.requests }, workload: workload(sc.outputTokens) };
+}
 
 /** Least-squares slope of the k-th time against k: one late first or last send does not swing it as (n−1)/span does. */
 function rate(times: number[]): number {
@@ -96,17 +82,17 @@ function rate(times: number[]): number {
   return (den / num) * 1000;
 }
 
-async function runScenario(sim: SimChild, sc: Scenario, since: number): Promise<{ row: Row; cursor: number }> {
-  const target = new HttpTarget({ baseUrl: sim.url, connections: sc.kind === 'closed' ? sc.level : 4096 });
+async function runScenario(sim: SimChild, sc: Scenario, workers: number, since: number): Promise<{ row: Row; cursor: number }> {
+  const sender = await openSender(workers, sim.url, connectionsPerThread(sc, workers));
   const records: RequestRecord[] = [];
+  let measuring = false;
   const runner = createHttpStageRunner({
-    target, dialect: getDialect('openai-completions'), model: MODEL, forceLength: true, stream: true, seed: 1,
-    onRecord: (r) => void records.push(r),
+    target: sender.target, dialect: getDialect('openai-completions'), model: MODEL, forceLength: true, stream: true, seed: 1,
+    onRecord: (r) => void (measuring && records.push(r)),
   });
-  const cfg: ProfileConfig =
-    sc.kind === 'closed'
-      ? { profile: 'concurrent', concurrencies: [sc.level], limits: { maxRequests: sc.requests }, workload: workload(sc.outputTokens) }
-      : { profile: 'constant', rates: [sc.level], limits: { maxRequests: sc.requests }, workload: workload(sc.outputTokens) };
+  // A pool's threads are new isolates: warm them as this thread was, or the first rows measure V8's tiers.
+  if (workers > 1) await runBenchmark(profile(WARMUP), runner);
+  measuring = true;
   const loop = monitorEventLoopDelay({ resolution: 1 });
   const health = new HealthMonitor();
   loop.enable();
@@ -114,75 +100,83 @@ async function runScenario(sim: SimChild, sc: Scenario, since: number): Promise<
   const sim0 = await sim.usage();
   const wait0 = runqueueWaitMs();
   const t0 = performance.now();
-  const result = await runBenchmark(cfg, runner);
+  const result = await runBenchmark(profile(sc), runner);
   const wall = performance.now() - t0;
+  // process-wide: every worker thread's CPU and CPU wait count too
   const cpu = process.cpuUsage(cpu0);
   const wait = runqueueWaitMs() - wait0;
   const sim1 = await sim.usage();
   const simCpu = sim1.cpuMicros - sim0.cpuMicros;
   loop.disable();
   const h = health.finish(result.stages);
-  await target.close();
+  const workerStats = await sender.workerStats();
+  await sender.close();
 
   const truthList: TruthRecord[] = await sim.trace(since);
   const truth = new Map(truthList.map((t) => [t.id, t]));
   const cursor = truthList.reduce((m, t) => Math.max(m, t.seq), since);
+  // Pool stamps are already on this thread's clock, the one sim.toClientMs maps the sim's clock onto.
   const j = joinWithTruth(records, truth, sim.toClientMs);
   const ok = records.filter((r) => r.status === 'ok').length;
   const row: Row = {
-    scenario: sc, ok, failed: records.length - ok, joined: j.joined,
+    scenario: sc, workers, ok, failed: records.length - ok, joined: j.joined,
     ttft: dist(j.ttftErr), itl: dist(j.itlErr), e2e: dist(j.e2eErr), tokenEps: dist(j.tokenEps), serverLate: dist(j.serverLate), sendToArrival: dist(j.sendToArrival),
     tokensExact: j.tokensExact, tokensWrong: j.tokensWrong.slice(0, 20),
     dispatchLag: dist(records.map((r) => r.dispatchLagMs - r.clientQueueMs)),
-    loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 1), health: h,
+    connectWait: dist(records.map((r) => r.connectWaitMs ?? 0)),
+    loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 1), health: h, clockResidualUs: sender.clockResidualUs,
+    ...(workerStats.length > 0
+      ? { workerLoopP99Ms: Math.max(...workerStats.map((s) => s.eventLoopDelayP99Ms)), workerRequests: workerStats.map((s) => s.requests) }
+      : {}),
     clientCpuShare: (cpu.user + cpu.system) / 1000 / wall, serverCpuShare: simCpu / 1000 / wall,
     clientRunqueueShare: wait / wall, serverRunqueueShare: (sim1.runqueueWaitMs - sim0.runqueueWaitMs) / wall, wallS: wall / 1000,
   };
   if (sc.kind === 'open') {
     row.targetRate = sc.level;
     row.achievedRate = rate(records.map((r) => r.sentAtMs));
-    row.serverSeenRate = rate(truthList.map((t) => t.arrivalMs));
+    // this scenario's arrivals only: a pool's warm-up is in the same stretch of the trace
+    const measured = new Set(records.map((r) => r.serverRequestId));
+    row.serverSeenRate = rate(truthList.filter((t) => measured.has(String(t.id))).map((t) => t.arrivalMs));
   }
   return { row, cursor };
 }
 
-function printTables(rows: Row[]): void {
-  const e = (d: Dist): string => `${fmt(d.p50)} / ${fmt(d.p99)} / ${fmt(d.max, 2)}`;
-  console.log('\n|client − truth| in ms, p50 / p99 / max (truth = sim write times, anchored at the client send time)');
-  console.log(table(
-    ['scenario', 'ok/failed', 'TTFT err', 'ITL err', 'E2E err', 'token ε p1/p50/p99', 'tokens exact', 'loop p99', 'client CPU / CPU wait', 'sim CPU / CPU wait', 'sim lateness p50/p99'],
-    rows.map((r) => [
-      r.scenario.name, `${r.ok}/${r.failed}`, e(r.ttft), e(r.itl), e(r.e2e), `${fmt(r.tokenEps.p1, 2)} / ${fmt(r.tokenEps.p50, 2)} / ${fmt(r.tokenEps.p99, 2)}`, `${r.tokensExact}/${r.joined}`,
-      fmt(r.loopP99Ms, 2), `${pct(r.clientCpuShare)} / ${pct(r.clientRunqueueShare)}`, `${pct(r.serverCpuShare)} / ${pct(r.serverRunqueueShare)}`, `${fmt(r.serverLate.p50, 2)} / ${fmt(r.serverLate.p99, 2)}`,
-    ]),
-  ));
-  const open = rows.filter((r) => r.targetRate !== undefined);
-  if (open.length === 0) return;
-  console.log('\nopen loop (constant arrivals): achieved vs target rate, dispatch lag (send − target time) in ms');
-  console.log(table(
-    ['scenario', 'target req/s', 'sent req/s', 'Δ', 'sim-seen req/s', 'lag p50', 'lag p99', 'lag max'],
-    open.map((r) => [
-      r.scenario.name, fmt(r.targetRate as number, 1), fmt(r.achievedRate as number, 1), `${((((r.achievedRate as number) / (r.targetRate as number)) - 1) * 100).toFixed(2)}%`,
-      fmt(r.serverSeenRate as number, 1), fmt(r.dispatchLag.p50), fmt(r.dispatchLag.p99), fmt(r.dispatchLag.max, 2),
-    ]),
-  ));
+function chosenScenarios(): Scenario[] {
+  const only = flagValue(process.argv, 'only');
+  if (only === undefined) return SCENARIOS;
+  const names = only.split(',');
+  const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
+  if (unknown.length > 0) {
+    throw new InferbenchError('E_USAGE', `--only=${only}: no scenario named ${unknown.join(', ')}; choose from ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  }
+  return SCENARIOS.filter((s) => names.includes(s.name));
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
-  const scenarios = only ? SCENARIOS.filter((s) => only.split(',').includes(s.name)) : SCENARIOS;
-  const ts = process.argv.find((a) => a.startsWith('--time-scale='))?.slice(13);
+  let scenarios: Scenario[];
+  let workerCounts: number[];
+  try {
+    scenarios = chosenScenarios();
+    workerCounts = parseWorkerCounts(flagValue(process.argv, 'workers'), [1, 2]);
+  } catch (err) {
+    if (!isUserError(err)) throw err;
+    process.stderr.write(`bench:fidelity: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  const ts = flagValue(process.argv, 'time-scale');
   const sim = await startSimChild(['--model', MODEL, '--max-num-seqs', '2048', ...(ts ? ['--time-scale', ts] : [])]);
   process.stderr.write(`sim at ${sim.url}; clock join error ≤ ${(sim.clockErrorMs * 1000).toFixed(2)} µs (timeOrigin join differs by ${(sim.timeOriginDisagreementMs * 1000).toFixed(1)} µs)\n`);
   const rows: Row[] = [];
   try {
-    // warm-up (JIT, connection set-up paths), excluded
-    let { cursor } = await runScenario(sim, { name: 'warmup', kind: 'closed', level: 100, requests: 300, outputTokens: 16 }, 0);
+    let { cursor } = await runScenario(sim, WARMUP, 1, 0);
+    // Worker counts side by side per scenario: the rows compared were measured minutes, not a whole run, apart.
     for (const sc of scenarios) {
-      const r = await runScenario(sim, sc, cursor);
-      cursor = r.cursor;
-      rows.push(r.row);
-      process.stderr.write(`done ${sc.name} in ${r.row.wallS.toFixed(1)} s\n`);
+      for (const workers of workerCounts) {
+        const r = await runScenario(sim, sc, workers, cursor);
+        cursor = r.cursor;
+        rows.push(r.row);
+        process.stderr.write(`done ${sc.name} with ${workers} worker${workers > 1 ? 's' : ''} in ${r.row.wallS.toFixed(1)} s\n`);
+      }
     }
   } finally {
     await sim.close();
@@ -190,8 +184,9 @@ async function main(): Promise<void> {
   printTables(rows);
   mkdirSync('bench/out', { recursive: true });
   const file = `bench/out/fidelity-${stamp()}.json`;
-  writeFileSync(file, JSON.stringify({ machine: machine(), clock: { joinErrorMs: sim.clockErrorMs, timeOriginDisagreementMs: sim.timeOriginDisagreementMs }, rows }, null, 2));
-  console.log(`\nclock join: CLOCK_MONOTONIC pairs, error ≤ ${(sim.clockErrorMs * 1000).toFixed(2)} µs; full data: ${file}`);
+  const residualUs = Math.max(0, ...rows.map((r) => r.clockResidualUs));
+  writeFileSync(file, JSON.stringify({ machine: machine(), clock: { joinErrorMs: sim.clockErrorMs, timeOriginDisagreementMs: sim.timeOriginDisagreementMs, workerResidualUs: residualUs }, workerCounts, rows }, null, 2));
+  console.log(`\nclock join: CLOCK_MONOTONIC pairs, error ≤ ${(sim.clockErrorMs * 1000).toFixed(2)} µs; worker threads → this thread ≤ ${residualUs.toFixed(2)} µs (largest pool residual); full data: ${file}`);
 }
 
 await main();
