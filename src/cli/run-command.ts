@@ -9,7 +9,7 @@ import { runBenchmark } from '../load/benchmark.js';
 import { createHttpStageRunner } from '../load/http-runner.js';
 import { plannedStageCount } from '../load/profiles.js';
 import { HealthMonitor, healthLine } from '../metrics/health.js';
-import type { StageSummary } from '../metrics/summary.js';
+import { attachServerTelemetry, type StageSummary } from '../metrics/summary.js';
 import { renderCsvReport, renderMarkdownReport, renderTerminalReport, type RunSummaryDoc } from '../report/run-summary.js';
 import { parseColumns } from '../report/columns.js';
 import { terminalStyle } from '../report/terminal.js';
@@ -260,8 +260,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
         live?.feed.stageStarted(i, spec.label, plannedStageCount(profileCfg));
       },
       onStageEnd: (s, r) => {
-        const server = telemetry.summarize(s.index);
-        if (server) s.server = server;
+        attachServerTelemetry(s, telemetry.summarize(s.index));
         progress.stageEnded(s);
         // Written after every row, so a crash loses at most the row in progress (and --resume restarts it).
         if (!r.interrupted) {

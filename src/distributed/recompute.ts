@@ -2,7 +2,7 @@ import type { RunOptions } from '../config/run-options.js';
 import type { StageResult, StageSpec } from '../load/types.js';
 import type { WindowOutcome } from '../load/window.js';
 import type { RequestRecord } from '../metrics/record.js';
-import { summarizeStage, type StageSummary } from '../metrics/summary.js';
+import { attachServerTelemetry, summarizeStage, type StageSummary } from '../metrics/summary.js';
 
 /**
  * One row's summary recomputed from its records, exactly as the run computed it: the same accumulator and
@@ -27,7 +27,7 @@ export function recomputeStage(
   const out = summarizeStage(result, context.options.slo);
   // What the run observed around the row, not from its requests: kept as it was.
   if (row.idleWait) out.idleWait = row.idleWait;
-  if (row.server) out.server = row.server;
+  attachServerTelemetry(out, row.server);
   return out;
 }
 

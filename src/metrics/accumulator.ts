@@ -85,6 +85,10 @@ export class StageAccumulator {
   private readonly gaps = new SketchStats();
   /** Records that met every SLO; counted only when an SLO is set. */
   good = 0;
+  /** Successful requests whose usage said how many prompt tokens came from the prefix cache, and those sums. */
+  cacheReported = 0;
+  cachedPromptTokens = 0;
+  promptTokensWithCacheInfo = 0;
 
   constructor(private readonly slo?: { ttftMs?: number; itlMs?: number; e2eMs?: number }) {}
 
@@ -149,12 +153,19 @@ export class StageAccumulator {
       if (r.promptTokens !== r.clientPromptTokens) this.promptLengthMismatches++;
     }
     if (r.turn !== undefined && r.ttftMs !== undefined) this.col(r.turn === 0 ? 'ttftFirstTurnMs' : 'ttftLaterTurnMs').push(r.ttftMs);
-    if (r.cachedTokens !== undefined) this.col('cachedTokens').push(r.cachedTokens);
+    if (r.cachedTokens !== undefined) {
+      this.col('cachedTokens').push(r.cachedTokens);
+      this.cacheReported++;
+      this.cachedPromptTokens += r.cachedTokens;
+      this.promptTokensWithCacheInfo += r.promptTokens;
+    }
     for (const name of REQUEST_METRICS) {
       const v = r[name as RequestMetric];
       if (v !== undefined && Number.isFinite(v)) this.col(name).push(v);
     }
     for (const g of r.chunkGapsMs) this.gaps.add(g);
+    // Several tokens in one chunk: speculative decoding's accepted drafts, or a server that batches its stream.
+    if (r.chunks > 0 && r.firstTokenAtMs !== undefined) this.col('tokensPerChunk').push(r.outputTokens / r.chunks);
     if (this.slo && meetsRequestSlo(r, this.slo)) this.good++;
   }
 

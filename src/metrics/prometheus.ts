@@ -6,6 +6,14 @@ export interface ServerSample {
   /** KV-cache usage, 0..1. */
   kvUsage?: number;
   preemptionsTotal?: number;
+  /** Prefix-cache counters (tokens): hits and queries since the server started (vLLM V1). */
+  prefixCacheHitsTotal?: number;
+  prefixCacheQueriesTotal?: number;
+  /** A prefix-cache hit-rate gauge, 0..1 (SGLang `cache_hit_rate`, vLLM V0 `gpu_prefix_cache_hit_rate`). */
+  prefixCacheHitRate?: number;
+  /** Speculative decoding counters since the server started: draft tokens proposed and accepted (vLLM). */
+  specDraftTokensTotal?: number;
+  specAcceptedTokensTotal?: number;
 }
 
 type Series = Array<{ labels: Record<string, string>; value: number }>;
@@ -93,6 +101,12 @@ const RUNNING = ['vllm:num_requests_running', 'sglang:num_running_reqs', 'tgi_ba
 const WAITING = ['vllm:num_requests_waiting', 'sglang:num_queue_reqs', 'tgi_queue_size', 'llamacpp:requests_deferred'];
 const KV = ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage', 'llamacpp:kv_cache_usage_ratio'];
 const PREEMPTIONS = ['vllm:num_preemptions_total', 'sglang:num_retracted_reqs'];
+// Counters are exposed with a `_total` suffix by prometheus_client; some exporters leave it off.
+const PREFIX_HITS = ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_hits'];
+const PREFIX_QUERIES = ['vllm:prefix_cache_queries_total', 'vllm:prefix_cache_queries'];
+const PREFIX_RATE = ['sglang:cache_hit_rate', 'vllm:gpu_prefix_cache_hit_rate'];
+const SPEC_DRAFT = ['vllm:spec_decode_num_draft_tokens_total', 'vllm:spec_decode_num_draft_tokens'];
+const SPEC_ACCEPTED = ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens'];
 
 function sum(series: Series | undefined, labelMatch?: [name: string, value: string]): number | undefined {
   if (!series) return undefined;
@@ -122,6 +136,17 @@ export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): S
   if (waiting !== undefined) s.waiting = waiting;
   if (kv !== undefined) s.kvUsage = kv;
   if (pre !== undefined) s.preemptionsTotal = pre;
+  const optional: Array<[keyof ServerSample, readonly string[]]> = [
+    ['prefixCacheHitsTotal', PREFIX_HITS],
+    ['prefixCacheQueriesTotal', PREFIX_QUERIES],
+    ['prefixCacheHitRate', PREFIX_RATE],
+    ['specDraftTokensTotal', SPEC_DRAFT],
+    ['specAcceptedTokensTotal', SPEC_ACCEPTED],
+  ];
+  for (const [key, names] of optional) {
+    const v = first(metrics, names);
+    if (v !== undefined) s[key] = v;
+  }
   return s;
 }
 
@@ -133,6 +158,14 @@ export interface ServerTelemetry {
   peakKvUsage?: number;
   meanKvUsage?: number;
   preemptions?: number;
+  /**
+   * The server's prefix-cache hit rate over the row, 0..1: hit tokens / queried tokens from its counters' increase
+   * (vLLM), else the mean of its hit-rate gauge (SGLang).
+   */
+  prefixCacheHitRate?: number;
+  prefixCacheSource?: 'server-counters' | 'server-gauge';
+  /** Speculative decoding over the row, from the counters' increase: accepted / draft tokens. */
+  specDecode?: { draftTokens: number; acceptedTokens: number; acceptanceRate: number };
 }
 
 export function summarizeSamples(samples: readonly ServerSample[]): ServerTelemetry | undefined {
@@ -151,5 +184,24 @@ export function summarizeSamples(samples: readonly ServerSample[]): ServerTeleme
     out.meanKvUsage = kv.reduce((a, b) => a + b, 0) / kv.length;
   }
   if (pre.length >= 2) out.preemptions = (pre[pre.length - 1] as number) - (pre[0] as number);
+  const increase = (f: (s: ServerSample) => number | undefined): number | undefined => {
+    const v = vals(f);
+    return v.length >= 2 ? (v[v.length - 1] as number) - (v[0] as number) : undefined;
+  };
+  const queries = increase((s) => s.prefixCacheQueriesTotal);
+  const hits = increase((s) => s.prefixCacheHitsTotal);
+  const rates = vals((s) => s.prefixCacheHitRate);
+  if (queries !== undefined && hits !== undefined && queries > 0) {
+    out.prefixCacheHitRate = hits / queries;
+    out.prefixCacheSource = 'server-counters';
+  } else if (rates.length > 0) {
+    out.prefixCacheHitRate = rates.reduce((a, b) => a + b, 0) / rates.length;
+    out.prefixCacheSource = 'server-gauge';
+  }
+  const drafted = increase((s) => s.specDraftTokensTotal);
+  const accepted = increase((s) => s.specAcceptedTokensTotal);
+  if (drafted !== undefined && accepted !== undefined && drafted > 0) {
+    out.specDecode = { draftTokens: drafted, acceptedTokens: accepted, acceptanceRate: accepted / drafted };
+  }
   return out;
 }

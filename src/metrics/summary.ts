@@ -30,6 +30,7 @@ const METRIC_NAMES = [
   'ttftFirstTurnMs',
   'ttftLaterTurnMs',
   'cachedTokens',
+  'tokensPerChunk',
 ] as const;
 
 /** promptTokenMismatch: server-reported minus client-built prompt tokens (whole prompts with a server count). */
@@ -75,6 +76,12 @@ export interface StageSummary {
   overload?: string;
   /** Before the row: how long the run waited for the server to be idle, and whether it was (run-command). */
   idleWait?: { waitedS: number; idle: boolean; method: string };
+  /**
+   * Share of prompt tokens served from the server's prefix cache, 0..1: Σ cached / Σ prompt tokens of the measured
+   * successes whose usage reported it (`prefixCacheSource: 'usage'`), else the server's counters or gauge over the row.
+   */
+  prefixCacheHitRate?: number;
+  prefixCacheSource?: 'usage' | 'server-counters' | 'server-gauge';
   /** The server reported cached prompt tokens although the workload shares no prefix on purpose. */
   unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number };
   /** retried: requests sent again on a fresh connection, not failures (absent = none). */
@@ -217,6 +224,10 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
       summary.belowTarget = true;
     }
   }
+  if (acc.cacheReported > 0 && acc.promptTokensWithCacheInfo > 0) {
+    summary.prefixCacheHitRate = acc.cachedPromptTokens / acc.promptTokensWithCacheInfo;
+    summary.prefixCacheSource = 'usage';
+  }
   const cached = metrics.cachedTokens;
   const prompt = metrics.promptTokens?.mean ?? 0;
   if (cached && cached.count > 0 && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > 0.05 * prompt * acc.ok) {
@@ -268,6 +279,16 @@ function overloadReason(s: StageSummary, target: number, fig: ReturnType<typeof 
     return `sent ${f(s.sendRate)} of ${f(target)} req/s${queued}`;
   }
   return undefined;
+}
+
+/** A row whose requests did not report cached tokens takes the prefix-cache hit rate from the server's own /metrics. */
+export function attachServerTelemetry(s: StageSummary, server: ServerTelemetry | undefined): void {
+  if (!server) return;
+  s.server = server;
+  if (s.prefixCacheHitRate === undefined && server.prefixCacheHitRate !== undefined && server.prefixCacheSource) {
+    s.prefixCacheHitRate = server.prefixCacheHitRate;
+    s.prefixCacheSource = server.prefixCacheSource;
+  }
 }
 
 /**

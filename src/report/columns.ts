@@ -101,6 +101,12 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
     help: 'with --slo: share of requests meeting every limit (capacity: pass/FAIL per probe)',
     cell: (r, ctx) => (r.throughput ? sloCell(r.throughput, ctx.capacity) : '—'),
   },
+  {
+    name: 'cache',
+    header: fixed('Cache hit %'),
+    help: "share of prompt tokens served from the server's prefix cache (its usage, else its /metrics)",
+    cell: (r) => (r.throughput?.prefixCacheHitRate !== undefined ? (100 * r.throughput.prefixCacheHitRate).toFixed(1) : '—'),
+  },
   { name: 'server', header: fixed('Server run/wait/KV'), help: "the server's /metrics: peak running / waiting requests, peak KV-cache use", cell: (r) => serverCell(r.throughput) },
 ];
 
@@ -118,6 +124,7 @@ const DEFAULTS: Record<'sweep' | 'grid', readonly string[]> = {
 export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageSummary[]): string[] {
   const out = [...DEFAULTS[layout]];
   if (stages.some((s) => s.sloAttainment)) out.push('slo');
+  if (stages.some((s) => s.prefixCacheHitRate !== undefined)) out.push('cache');
   if (stages.some((s) => s.server)) out.push('server');
   return out;
 }

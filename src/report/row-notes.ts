@@ -21,6 +21,17 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   if (overloaded.length > 0) {
     out.push(`\\* overloaded (did not keep up with its target rate): ${overloaded.map((s) => `${s.label} — ${s.overload ?? 'completed under 90% of the target rate'}`).join('; ')}`);
   }
+  const spec = rows.filter((s) => s.server?.specDecode);
+  if (spec.length > 0) {
+    out.push(`speculative decoding (the server's counters over each row): ${spec.map((s) => {
+      const d = s.server?.specDecode as NonNullable<NonNullable<StageSummary['server']>['specDecode']>;
+      return `${s.label} ${d.acceptedTokens} of ${d.draftTokens} draft tokens accepted (${(100 * d.acceptanceRate).toFixed(1)}%)`;
+    }).join('; ')}`);
+  }
+  const multi = rows.filter((s) => (s.metrics.tokensPerChunk?.mean ?? 1) > 1.05);
+  if (multi.length > 0) {
+    out.push(`several tokens per streamed chunk (speculative decoding, or a server that batches its stream; ITL is per token, chunk gaps per chunk): ${multi.map((s) => `${s.label} mean ${s.metrics.tokensPerChunk?.mean.toFixed(2)}, p90 ${s.metrics.tokensPerChunk?.p90.toFixed(2)}`).join('; ')}`);
+  }
   const cached = rows.filter((s) => s.unintendedCache);
   if (cached.length > 0) {
     const list = cached.map((s) => {

@@ -85,8 +85,13 @@ const stage = z.object({
       peakKvUsage: z.number().optional(),
       meanKvUsage: z.number().optional(),
       preemptions: z.number().optional(),
+      prefixCacheHitRate: z.number().optional(),
+      prefixCacheSource: z.enum(['server-counters', 'server-gauge']).optional(),
+      specDecode: z.object({ draftTokens: z.number(), acceptedTokens: z.number(), acceptanceRate: z.number() }).optional(),
     })
     .optional(),
+  prefixCacheHitRate: z.number().optional(),
+  prefixCacheSource: z.enum(['usage', 'server-counters', 'server-gauge']).optional(),
   interrupted: z.boolean().default(false),
 });
 
