@@ -48,6 +48,11 @@ export function buildProgram(): Command {
         const { loadCatalogFile } = await import('../sim/catalog/load-file.js');
         for (const file of flags['catalog'] as string[]) loadCatalogFile(file);
       }
+      if (typeof flags['check'] === 'string') {
+        const { tableCheckCommand } = await import('./seed-compare-command.js');
+        process.exitCode = tableCheckCommand(flags['check'], flags['json'] === true, io.stdout);
+        return;
+      }
       if (typeof flags['seedFile'] === 'string') {
         const { seedCompareCommand } = await import('./seed-compare-command.js');
         process.exitCode = seedCompareCommand(flags['seedFile'], flags['json'] === true, io.stdout);

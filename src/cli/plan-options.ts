@@ -8,7 +8,7 @@ import type { StageLimits } from '../load/types.js';
 import type { Calibration } from '../sim/calibrate/types.js';
 import { findModel } from '../sim/catalog/registry.js';
 import { PLAN_FORMATS, type PlanFormat } from '../plan/outputs.js';
-import { loadPriceFile, parsePriceList, resolvePrices } from '../plan/prices.js';
+import { hasPrice, loadPriceFile, parsePriceList, resolvePrices } from '../plan/prices.js';
 import { resolveAxes } from '../plan/space.js';
 import { describeLength, maxLength, parseLengthDist, parseScenario, type LengthDist } from '../workload/lengths.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
@@ -136,10 +136,16 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
     ...(flags.quant ? { quants: list(flags.quant) as string[] } : {}),
     ...(flags.engine ? { engines: list(flags.engine) as string[] } : {}),
   });
-  const prices = resolvePrices(axes.gpus, {
+  const given = {
     ...(flags.prices ? { file: loadPriceFile(flags.prices) } : {}),
     ...(flags.gpuHourPrice ? { flag: parsePriceList(flags.gpuHourPrice) } : {}),
-  });
+  };
+  // Without --gpu, the search covers the catalog GPUs that have a price (yours or the built-in assumption): a plan
+  // ranks by cost. The rest are named once, with the flag that adds them.
+  const unpriced = flags.gpu ? [] : axes.gpus.filter((g) => !hasPrice(g, given));
+  if (unpriced.length > 0) axes.gpus = axes.gpus.filter((g) => hasPrice(g, given));
+  const prices = resolvePrices(axes.gpus, given);
+  if (unpriced.length > 0) prices.unpriced = unpriced;
   const limits: StageLimits = { maxSeconds, ...(warmup !== undefined ? { warmupSeconds: warmup } : {}) };
   const workloadFlags = flags.scenario
     ? `--scenario ${shellWord(flags.scenario)}`

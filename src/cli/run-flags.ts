@@ -141,6 +141,7 @@ export function predictFlags(): Option[] {
     opt(calibration, '--save-calibration <file>', 'write the constants --calibrate-from fitted (JSON)'),
     opt(calibration, '--validate-on <run>', 'error of the prediction on another measured run, before and after calibration (repeatable)').argParser(list),
     opt(calibration, '--seed-file <file>', 'print predicted vs published for every figure of a seed table file'),
+    opt(calibration, '--check <file>', 'print predicted vs published for every figure of a table file (data/public-tables JSON, or a seed file)'),
   ];
 }
 

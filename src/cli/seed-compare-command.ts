@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { renderMarkdown } from '../report/table.js';
+import { CORPUS_ASSUMPTIONS, corpusScenarios, loadCorpus } from '../sim/calibrate/corpus.js';
 import { parseSeedFile } from '../sim/seeds.js';
-import { compareSeedTables, SEED_ASSUMPTIONS } from '../sim/seed-compare.js';
+import { compareScenarios, compareSeedTables, type SeedComparisonRow, SEED_ASSUMPTIONS } from '../sim/seed-compare.js';
 
 /** `inferbench predict --seed-file FILE`: every published figure beside the simulator's prediction. */
 export function seedCompareCommand(file: string, json: boolean, out: NodeJS.WriteStream): number {
@@ -10,7 +12,42 @@ export function seedCompareCommand(file: string, json: boolean, out: NodeJS.Writ
     out.write(`${JSON.stringify({ schemaVersion: 1, file, assumptions: SEED_ASSUMPTIONS, rows }, null, 2)}\n`);
     return 0;
   }
-  const byTable = new Map<string, typeof rows>();
+  printTables(rows, out);
+  out.write(
+    `\n${medianLine(rows)}; ` +
+      `assumptions: grid bursts of ${SEED_ASSUMPTIONS.gridBurstRequests} prompts, sweep throughput rows as bursts of ${SEED_ASSUMPTIONS.sweepBurstRequests}, async rows ${SEED_ASSUMPTIONS.sweepAsyncSeconds} s; ${(performance.now() - started).toFixed(0)} ms\n`,
+  );
+  return 0;
+}
+
+/**
+ * `inferbench predict --check FILE`: the same for a table file in the format of data/public-tables (a JSON array
+ * of measured rows); a seed text file is handed to the seed comparison.
+ */
+export function tableCheckCommand(file: string, json: boolean, out: NodeJS.WriteStream): number {
+  let head = '';
+  try {
+    head = readFileSync(file, 'utf8').trimStart().slice(0, 1);
+  } catch {
+    // loadCorpus reports the unreadable file
+  }
+  if (head && head !== '[') return seedCompareCommand(file, json, out);
+  const started = performance.now();
+  const { scenarios, skipped } = corpusScenarios(loadCorpus(file));
+  const rows = compareScenarios(scenarios);
+  const notRun = skipped.map((s) => ({ id: s.row.id, table: s.row.tableGroup, reason: s.reason }));
+  if (json) {
+    out.write(`${JSON.stringify({ schemaVersion: 1, file, assumptions: CORPUS_ASSUMPTIONS, rows, skipped: notRun }, null, 2)}\n`);
+    return 0;
+  }
+  printTables(rows, out);
+  for (const s of notRun) out.write(`not predicted: row ${s.id} (${s.table}): ${s.reason}\n`);
+  out.write(`\n${medianLine(rows)}; ${rows.length} figures of ${scenarios.length} rows in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return 0;
+}
+
+function printTables(rows: SeedComparisonRow[], out: NodeJS.WriteStream): void {
+  const byTable = new Map<string, SeedComparisonRow[]>();
   for (const r of rows) byTable.set(r.table, [...(byTable.get(r.table) ?? []), r]);
   for (const [table, list] of byTable) {
     out.write(`\n### ${table}\n\n`);
@@ -21,19 +58,18 @@ export function seedCompareCommand(file: string, json: boolean, out: NodeJS.Writ
           r.row,
           `${r.metric} (${r.unit})`,
           r.published.toFixed(2),
-          r.predicted.toFixed(2),
-          Number.isFinite(r.errorPct) ? `${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}%` : '—',
+          Number.isFinite(r.predicted) ? r.predicted.toFixed(2) : '—',
+          Number.isFinite(r.errorPct) ? `${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}%` : r.note ? `— (${r.note})` : '—',
           r.role === 'fit' ? 'calibration' : r.role === 'check' ? 'check only' : `excluded${r.note ? `: ${r.note}` : ''}`,
         ]),
       }) + '\n',
     );
   }
+}
+
+function medianLine(rows: SeedComparisonRow[]): string {
   const abs = (role: string): number[] =>
     rows.filter((r) => r.role === role && Number.isFinite(r.errorPct)).map((r) => Math.abs(r.errorPct)).sort((a, b) => a - b);
   const median = (xs: number[]): string => (xs.length ? `${(xs[Math.floor(xs.length / 2)] as number).toFixed(1)}%` : '—');
-  out.write(
-    `\nmedian |error|: ${median(abs('fit'))} over ${abs('fit').length} calibration figures, ${median(abs('check'))} over ${abs('check').length} check-only figures; ` +
-      `assumptions: grid bursts of ${SEED_ASSUMPTIONS.gridBurstRequests} prompts, sweep throughput rows as bursts of ${SEED_ASSUMPTIONS.sweepBurstRequests}, async rows ${SEED_ASSUMPTIONS.sweepAsyncSeconds} s; ${(performance.now() - started).toFixed(0)} ms\n`,
-  );
-  return 0;
+  return `median |error|: ${median(abs('fit'))} over ${abs('fit').length} calibration figures, ${median(abs('check'))} over ${abs('check').length} check-only figures`;
 }

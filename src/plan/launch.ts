@@ -8,7 +8,7 @@ import type { QuantName } from '../sim/catalog/types.js';
 import type { SimEngineDescription } from '../sim/create.js';
 import type { CandidateShape } from './types.js';
 
-const QUANT_SUFFIX: Record<QuantName, string> = { fp16: '', bf16: '', awq: '-AWQ', 'gptq-int4': '-GPTQ-Int4', 'gptq-int8': '-GPTQ-Int8' };
+const QUANT_SUFFIX: Record<QuantName, string> = { fp16: '', bf16: '', awq: '-AWQ', 'gptq-int4': '-GPTQ-Int4', 'gptq-int8': '-GPTQ-Int8', fp8: '-FP8' };
 
 /** `Qwen/Qwen2-72B-Instruct-AWQ`: the catalog's HF repository (or the name as given) with the quantization suffix. */
 export function checkpointName(model: string, quant: QuantName): string {
@@ -51,8 +51,11 @@ export function launchCommand(model: string, shape: CandidateShape, d: LaunchLim
       return join(['docker run --gpus all --shm-size 1g -p 8080:80 ghcr.io/huggingface/text-generation-inference:3.0.1 --model-id', ckpt,
         `--num-shard ${shape.gpus}`, quantized && `--quantize ${q === 'awq' ? 'awq' : 'gptq'}`]);
     case 'triton':
+    case 'trtllm':
       // trtllm-serve reads the Hugging Face checkpoint (quantized ones included) and builds the engine itself.
       return join(['trtllm-serve', ckpt, `--tp_size ${shape.gpus}`, `--max_batch_size ${d.maxNumSeqs}`, ctx && `--max_seq_len ${ctx}`]);
+    case 'mlc-llm':
+      return join(['mlc_llm serve', `HF://mlc-ai/${ckpt.split('/').pop()}-MLC`, `--overrides "tensor_parallel_shards=${shape.gpus};max_num_sequence=${d.maxNumSeqs}"`]);
     case 'llamacpp':
     case 'ollama':
       return join([shape.engine === 'ollama' ? 'OLLAMA_NUM_PARALLEL=4 ollama serve  # then: ollama pull' : 'llama-server -hf', `${ckpt}-GGUF`, shape.engine === 'llamacpp' && '--parallel 4']);

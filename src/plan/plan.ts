@@ -7,7 +7,7 @@ import { engineOptions } from './space.js';
 import { predictAtRate } from './evaluate.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import type { Lane } from './pool.js';
-import { assumedPricesLine } from './prices.js';
+import { assumedPricesLine, unpricedLine } from './prices.js';
 import { rankCandidates } from './rank.js';
 import { searchPlan, type SearchInput } from './search.js';
 import type { PlanCandidate, PlanResult, PlanVerification } from './types.js';
@@ -34,6 +34,8 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
   const notes: string[] = [];
   const assumed = assumedPricesLine(input.prices);
   if (assumed) notes.push(assumed);
+  const unpriced = unpricedLine(input.prices);
+  if (unpriced) notes.push(unpriced);
   return {
     model: job.model,
     rate: job.rate,

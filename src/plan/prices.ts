@@ -31,6 +31,13 @@ export interface PriceTable {
   assumed: string[];
   /** GPUs whose price the user gave. */
   given: string[];
+  /** Catalog GPUs left out of a search without --gpu because nobody priced them. */
+  unpriced?: string[];
+}
+
+/** Whether a GPU has a price: the user's (file or flag) or the built-in assumption. */
+export function hasPrice(gpu: string, given: { file?: Record<string, number>; flag?: Record<string, number> }): boolean {
+  return given.flag?.[gpu] !== undefined || given.file?.[gpu] !== undefined || DEFAULT_GPU_HOUR_PRICES[gpu] !== undefined;
 }
 
 /** `H100=2.49,A100-80GB=1.79`: catalog GPU names (any alias) to USD per GPU-hour. */
@@ -97,6 +104,13 @@ export function resolvePrices(gpus: readonly string[], given: { file?: Record<st
     }
   }
   return table;
+}
+
+/** The line printed when catalog GPUs were left out for want of a price. */
+export function unpricedLine(table: PriceTable): string | undefined {
+  const left = table.unpriced ?? [];
+  if (left.length === 0) return undefined;
+  return `not searched (no price): ${left.join(', ')} — add them with --gpu-hour-price ${left[0]}=USD,… (or --prices FILE)`;
 }
 
 /** The line printed whenever a built-in price is used. */

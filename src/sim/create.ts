@@ -1,8 +1,10 @@
 import { configError } from '../core/errors.js';
 import { DEFAULT_CALIBRATION } from './calibrate/constants.js';
+import { PRIORS } from './calibrate/priors.js';
+import { parseKvCacheDtype, KV_CACHE_DTYPES } from './catalog/hardware.js';
 import type { Calibration } from './calibrate/types.js';
 import { findHardware, findModel, findQuant } from './catalog/registry.js';
-import type { HardwareSpec, ModelSpec, QuantName } from './catalog/types.js';
+import type { HardwareSpec, KvCacheDtype, ModelSpec, QuantName } from './catalog/types.js';
 import { planMemory } from './cost/memory.js';
 import { StepCostModel } from './cost/step-cost.js';
 import type { SimDriver } from './des/driver.js';
@@ -18,6 +20,8 @@ export interface SimEngineOptions {
   /** Tensor-parallel degree, 1–8. */
   gpus: number;
   quant?: string;
+  /** KV-cache element type: auto (16-bit) | fp8 | int8 (engines that offer it: vLLM, SGLang, TensorRT-LLM, lmdeploy). */
+  kvCacheDtype?: string;
   seed?: number;
   gpuMemoryUtilization?: number;
   maxNumSeqs?: number;
@@ -41,6 +45,7 @@ export interface SimEngineDescription {
   gpu: string;
   gpus: number;
   quant: QuantName;
+  kvCacheDtype: KvCacheDtype;
   maxModelLen: number;
   kvBlocks: number;
   kvTokens: number;
@@ -81,6 +86,8 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   const rm = attempt(() => findModel(opts.model));
   const hw = attempt(() => findHardware(opts.gpu));
   const explicitQuant = opts.quant === undefined ? undefined : attempt(() => findQuant(opts.quant as string));
+  const kvCacheDtype = opts.kvCacheDtype === undefined ? 'auto' : parseKvCacheDtype(opts.kvCacheDtype);
+  if (!kvCacheDtype) problems.push(`unknown KV-cache dtype "${opts.kvCacheDtype}" (known: ${KV_CACHE_DTYPES.join(', ')})`);
   const tp = opts.gpus;
   if (!Number.isInteger(tp) || tp < 1 || tp > 8) problems.push(`gpus must be an integer 1–8, got ${tp}`);
   const util = opts.gpuMemoryUtilization ?? 0.9;
@@ -93,13 +100,16 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   if (rm && Number.isInteger(tp) && rm.spec.heads % tp !== 0) {
     problems.push(`${rm.spec.heads} attention heads of ${rm.spec.name} cannot be split over ${tp} GPUs`);
   }
-  if (problems.length || !profile || !rm || !hw) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
+  if (problems.length || !profile || !rm || !hw || !kvCacheDtype) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
   const quant: QuantName = explicitQuant ?? rm.impliedQuant ?? 'fp16';
   const cal = opts.calibration ?? DEFAULT_CALIBRATION;
   const contextLen = opts.maxModelLen ?? rm.spec.maxModelLen;
   const maxNumSeqs = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
   const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? profile.maxNumBatchedTokens(contextLen, hw, rm.spec, tp);
-  const mem = planMemory(rm.spec, hw, tp, quant, { gpuMemoryUtilization: util, maxNumBatchedTokens, maxNumSeqs });
+  const mem = planMemory(rm.spec, hw, tp, quant, {
+    gpuMemoryUtilization: util, maxNumBatchedTokens, maxNumSeqs, kvCacheDtype,
+    ...(profile.kvFreeFraction !== undefined ? { kvFreeFraction: opts.gpuMemoryUtilization ?? profile.kvFreeFraction } : {}),
+  });
   if (mem.kvBlocks < Math.ceil(Math.min(contextLen, 4096) / 16) / 4) {
     throw configError(
       `${rm.name} (${quant}) does not fit ${tp}× ${hw.name}: ${mem.weightsGiBPerGpu.toFixed(1)} GiB of weights per GPU leaves ${Math.max(0, mem.kvTokens)} tokens of KV cache`,
@@ -108,8 +118,8 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   }
   // TGI 3 sets max_total_tokens to what the KV cache holds when that is less than the context.
   const maxModelLen = profile.contextFromKv && opts.maxModelLen === undefined ? Math.min(contextLen, mem.kvTokens) : contextLen;
-  const cost = new StepCostModel(rm.spec, hw, tp, quant, profile, cal, { pureRoofline: opts.pureRoofline === true });
-  const ec = cal.engines[profile.calKey];
+  const cost = new StepCostModel(rm.spec, hw, tp, quant, profile, cal, { pureRoofline: opts.pureRoofline === true, kvCacheDtype });
+  const ec = cal.engines[profile.calKey] ?? PRIORS.engines[profile.calKey];
   const tApi = opts.pureRoofline ? 0 : (ec?.tApiMs ?? 5);
   const config: EngineConfig = {
     profile, cost, modelName: rm.name, maxModelLen, kvBlocks: mem.kvBlocks, maxNumSeqs, maxNumBatchedTokens,
@@ -117,7 +127,7 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
     noiseSigma: opts.noise ?? 0, seed: opts.seed ?? 1,
   };
   const description: SimEngineDescription = {
-    engine: profile.id, engineLabel: profile.label, model: rm.name, gpu: hw.name, gpus: tp, quant, maxModelLen,
+    engine: profile.id, engineLabel: profile.label, model: rm.name, gpu: hw.name, gpus: tp, quant, kvCacheDtype, maxModelLen,
     kvBlocks: mem.kvBlocks, kvTokens: mem.kvTokens, maxNumSeqs, maxNumBatchedTokens,
     weightsGiBPerGpu: Math.round(mem.weightsGiBPerGpu * 100) / 100,
     calibrated: profile.calibrated && cal.fitted.includes(profile.calKey), apiOverheadMs: tApi,

@@ -24,17 +24,27 @@ export const SEED_ASSUMPTIONS = {
 
 export type SeedRole = 'fit' | 'check' | 'excluded';
 
+/**
+ * What a figure measures, for error reports: TTFT at one request at a time or low load (`ttft-low`), TTFT
+ * under load, ITL/TPOT, output tok/s at saturation (`out-sat`: all-at-once bursts, deep closed loops), output
+ * tok/s of one request or a partial load (`out`), requests/s, end-to-end latency.
+ */
+export type MetricFamily = 'ttft-low' | 'ttft' | 'itl' | 'out-sat' | 'out' | 'reqs' | 'e2e';
+
 export interface SeedMetric {
   metric: string;
   unit: string;
   published: number;
   role: SeedRole;
   note?: string;
+  family?: MetricFamily;
   pick: (s: StageSummary) => number;
 }
 
 /** One simulated stage and the published figures it is compared with. */
 export interface SeedScenario {
+  /** Leave-one-table-out group: the seed file ("seed 003") or the public table ("T01"). */
+  group?: string;
   table: string;
   row: string;
   engine: SimEngineOptions;
@@ -63,6 +73,11 @@ export interface StageSummary {
   itlMs: number;
   latPerTokenMs: number;
   latPerOutputTokenMs: number;
+  /** Medians over requests (sources that print p50s). */
+  ttftMedianMs: number;
+  itlMedianMs: number;
+  /** (prompt + output tokens) per second over the stage. */
+  totalTokPerS: number;
 }
 
 const fixedWorkload = (prompt: number, output: number): Workload => ({
@@ -80,6 +95,13 @@ export function summarizeRecords(records: RequestRecord[]): StageSummary {
   const last = Math.max(...ok.map((r) => r.endAtMs));
   const dur = (last - first) / 1000;
   const outTok = ok.reduce((a, r) => a + r.outputTokens, 0);
+  const promptTok = ok.reduce((a, r) => a + r.promptTokens, 0);
+  const median = (f: (r: RequestRecord) => number | undefined): number => {
+    const v = ok.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x)).sort((a, b) => a - b);
+    if (!v.length) return NaN;
+    const m = v.length >> 1;
+    return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
+  };
   return {
     reqPerS: ok.length / dur,
     outTokPerS: outTok / dur,
@@ -88,6 +110,9 @@ export function summarizeRecords(records: RequestRecord[]): StageSummary {
     itlMs: mean((r) => r.itlMs),
     latPerTokenMs: mean((r) => (r.e2eMs ?? NaN) / (r.requestedPromptTokens + r.requestedOutputTokens)),
     latPerOutputTokenMs: mean((r) => (r.e2eMs ?? NaN) / r.requestedOutputTokens),
+    ttftMedianMs: median((r) => r.ttftMs),
+    itlMedianMs: median((r) => r.itlMs),
+    totalTokPerS: (outTok + promptTok) / dur,
   };
 }
 
@@ -181,7 +206,20 @@ function sweepScenarios(t: SeedSweepTable, cal?: Calibration): SeedScenario[] {
 }
 
 export function seedScenarios(tables: SeedTable[], cal?: Calibration): SeedScenario[] {
-  return tables.flatMap((t) => (t.kind === 'grid' ? gridScenarios(t, cal) : sweepScenarios(t, cal)));
+  return tables.flatMap((t) =>
+    (t.kind === 'grid' ? gridScenarios(t, cal) : sweepScenarios(t, cal)).map((sc) => ({
+      ...sc, group: `seed ${t.source.slice(0, 3)}`, metrics: sc.metrics.map((m) => ({ ...m, family: seedFamily(sc, m.metric) })),
+    })),
+  );
+}
+
+function seedFamily(sc: SeedScenario, metric: string): MetricFamily {
+  const sync = sc.stage.kind === 'closed' && sc.stage.concurrency === 1;
+  if (metric === 'TTFT') return sync ? 'ttft-low' : 'ttft';
+  if (metric === 'ITL' || metric === 'latency/output token') return 'itl';
+  if (metric === 'output tok/s') return sc.stage.kind === 'burst' ? 'out-sat' : 'out';
+  if (metric === 'req/s') return 'reqs';
+  return 'e2e';
 }
 
 /** Simulate one scenario and return its summary. */
@@ -192,21 +230,33 @@ export function simulateScenario(sc: SeedScenario, resolved?: ResolvedSimEngine)
 
 /** Predicted vs published for every figure of the given seed tables (what `inferbench predict --seed-file` prints). */
 export function compareSeedTables(tables: SeedTable[], opts: { calibration?: Calibration } = {}): SeedComparisonRow[] {
+  return compareScenarios(seedScenarios(tables, opts.calibration));
+}
+
+/** Predicted vs published for every figure of the given scenarios; one that cannot run gives NaN with the reason. */
+export function compareScenarios(scenarios: SeedScenario[]): SeedComparisonRow[] {
   const rows: SeedComparisonRow[] = [];
   const cache = new Map<string, ResolvedSimEngine>();
-  for (const sc of seedScenarios(tables, opts.calibration)) {
+  for (const sc of scenarios) {
     const key = JSON.stringify({ ...sc.engine, calibration: undefined });
-    let res = cache.get(key);
-    if (!res) {
-      res = resolveSimEngine(sc.engine);
-      cache.set(key, res);
+    let s: StageSummary | undefined;
+    let failure: string | undefined;
+    try {
+      let res = cache.get(key);
+      if (!res) {
+        res = resolveSimEngine(sc.engine);
+        cache.set(key, res);
+      }
+      s = simulateScenario(sc, res);
+    } catch (err) {
+      failure = (err as Error).message;
     }
-    const s = simulateScenario(sc, res);
     for (const m of sc.metrics) {
-      const predicted = m.pick(s);
+      const predicted = s ? m.pick(s) : NaN;
+      const note = failure ?? m.note;
       rows.push({
         table: sc.table, row: sc.row, metric: m.metric, unit: m.unit, published: m.published, predicted,
-        errorPct: ((predicted - m.published) / m.published) * 100, role: m.role, ...(m.note ? { note: m.note } : {}),
+        errorPct: ((predicted - m.published) / m.published) * 100, role: m.role, ...(note ? { note } : {}),
       });
     }
   }

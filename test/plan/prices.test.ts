@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_GPU_HOUR_PRICES, DEFAULT_PRICES_DATE, assumedPricesLine, loadPriceFile, parsePriceList, resolvePrices } from '../../src/plan/prices.js';
+import { DEFAULT_GPU_HOUR_PRICES, DEFAULT_PRICES_DATE, assumedPricesLine,
+  hasPrice,
+  unpricedLine, loadPriceFile, parsePriceList, resolvePrices } from '../../src/plan/prices.js';
 import { BUILTIN_HARDWARE } from '../../src/sim/catalog/hardware.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-prices-'));
@@ -34,8 +36,13 @@ describe('GPU-hour prices', () => {
     expect(() => loadPriceFile(unknown)).toThrow(/unknown GPU "Z9"/);
   });
 
-  it('has a dated assumption for every catalog GPU, printed whenever one is used', () => {
-    for (const { name } of BUILTIN_HARDWARE) expect(DEFAULT_GPU_HOUR_PRICES[name]).toBeGreaterThan(0);
+  it('has a dated assumption for the GPUs people rent, printed whenever one is used; the others are left out of a search with a note', () => {
+    const priced = BUILTIN_HARDWARE.filter(({ name }) => DEFAULT_GPU_HOUR_PRICES[name] !== undefined).map((h) => h.name);
+    for (const gpu of ['A100-40GB', 'A100-80GB', 'H100', 'H200', 'L40S', 'L20-48GB', 'RTX-4090']) expect(priced).toContain(gpu);
+    for (const gpu of priced) expect(DEFAULT_GPU_HOUR_PRICES[gpu]).toBeGreaterThan(0);
+    const unpriced = BUILTIN_HARDWARE.map((h) => h.name).filter((g) => !hasPrice(g, {}));
+    expect(unpricedLine({ perGpuHour: {}, assumed: [], given: [], unpriced })).toMatch(/^not searched \(no price\): .* — add them with --gpu-hour-price /);
+    expect(hasPrice(unpriced[0] as string, { flag: { [unpriced[0] as string]: 1 } })).toBe(true);
     const t = resolvePrices(['H100', 'L40S', 'H200'], { file: { H100: 3, L40S: 1.1 }, flag: { H100: 2 } });
     expect(t.perGpuHour).toEqual({ H100: 2, L40S: 1.1, H200: DEFAULT_GPU_HOUR_PRICES['H200'] });
     expect(t.given).toEqual(['H100', 'L40S']);

@@ -18,7 +18,7 @@ describe('plan search space', () => {
 
   it('narrows each axis by flag, accepting aliases, and names the quantization a suffixed model fixes', () => {
     const axes = resolveAxes('Qwen2-72B-Instruct', { gpus: ['h100-sxm', 'A100-80G'], tp: [4, 2, 4], quants: ['int4'], engines: ['trtllm', 'vllm'] });
-    expect(axes).toEqual({ gpus: ['H100', 'A100-80GB'], tp: [2, 4], quants: ['gptq-int4'], engines: ['triton', 'vllm'] });
+    expect(axes).toEqual({ gpus: ['H100', 'A100-80GB'], tp: [2, 4], quants: ['gptq-int4'], engines: ['trtllm', 'vllm'] });
     expect(resolveAxes('Qwen2-72B-Instruct-AWQ', {}).quants).toEqual(['awq']);
     expect(() => resolveAxes('Qwen2-72B-Instruct-AWQ', { quants: ['fp16'] })).toThrow(/is the awq checkpoint/);
   });

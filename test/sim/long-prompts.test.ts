@@ -145,13 +145,15 @@ describe('issue 11: long prompts and context limits', () => {
   it('11f every engine name predict accepts is served by sim (vllm-v0 included)', async () => {
     const { SIM_ENGINE_NAMES } = await import('../../src/sim/engine/profiles.js');
     const { startSimServer } = await import('../../src/sim/server/index.js');
-    expect(SIM_ENGINE_NAMES).toEqual(['vllm', 'vllm-legacy', 'vllm-v0', 'tgi', 'sglang', 'lmdeploy', 'llamacpp', 'triton', 'ollama']);
+    expect(SIM_ENGINE_NAMES).toEqual(['vllm', 'vllm-legacy', 'vllm-v0', 'tgi', 'sglang', 'lmdeploy', 'llamacpp', 'trtllm', 'triton', 'mlc-llm', 'ollama']);
+    // trtllm-serve and mlc_llm serve speak the OpenAI API (served by the vLLM-shaped writer).
+    const openAi = new Set(['vllm-v0', 'trtllm', 'mlc-llm']);
     for (const engine of SIM_ENGINE_NAMES) {
       const server = await startSimServer({ engine, ...MODEL, port: 0 });
       try {
         expect(resolveSimEngine({ engine, ...MODEL }).description.engine).toBe(server.description.engine);
         const info = (await (await fetch(`${server.url}/sim/v1/info`)).json()) as { wire: string };
-        expect(info.wire).toBe(engine === 'vllm-v0' ? 'vllm' : engine);
+        expect(info.wire).toBe(openAi.has(engine) ? 'vllm' : engine);
       } finally {
         await server.close();
       }

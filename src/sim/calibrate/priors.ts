@@ -11,6 +11,12 @@ export const PRIORS: Calibration = {
     H100: { etaM: 0.8, etaC: 0.65, linkAlphaUs: 8, linkBetaGBs: 250 },
     H200: { etaM: 0.8, etaC: 0.65, linkAlphaUs: 8, linkBetaGBs: 250 },
     'RTX-4090': { etaM: 0.85, etaC: 0.6, linkAlphaUs: 35, linkBetaGBs: 10 },
+    'RTX-3090': { etaM: 0.85, etaC: 0.6, linkAlphaUs: 35, linkBetaGBs: 10 },
+    A10: { etaM: 0.8, etaC: 0.6, linkAlphaUs: 20, linkBetaGBs: 20 },
+    L4: { etaM: 0.8, etaC: 0.6, linkAlphaUs: 20, linkBetaGBs: 20 },
+    'H100-PCIe': { etaM: 0.8, etaC: 0.65, linkAlphaUs: 20, linkBetaGBs: 25 },
+    GH200: { etaM: 0.8, etaC: 0.65, linkAlphaUs: 8, linkBetaGBs: 250 },
+    H20: { etaM: 0.8, etaC: 0.7, linkAlphaUs: 8, linkBetaGBs: 250 },
   },
   engines: {
     'vllm-0.2': { c0Ms: 3, cSeqUs: 120, tApiMs: 5 },
@@ -20,6 +26,8 @@ export const PRIORS: Calibration = {
     lmdeploy: { c0Ms: 0.6, cSeqUs: 10, tApiMs: 15 },
     tgi: { c0Ms: 2, cSeqUs: 60, tApiMs: 5 },
     triton: { c0Ms: 0.5, cSeqUs: 8, tApiMs: 5 },
+    trtllm: { c0Ms: 0.5, cSeqUs: 8, tApiMs: 5 },
+    'mlc-llm': { c0Ms: 1, cSeqUs: 20, tApiMs: 5 },
     llamacpp: { c0Ms: 0.5, cSeqUs: 30, tApiMs: 2 },
   },
   quant: {
@@ -29,6 +37,9 @@ export const PRIORS: Calibration = {
     'modern:awq': { qc: 0.8, qm: 0.8 },
     'modern:gptq-int4': { qc: 0.8, qm: 0.8 },
     'modern:gptq-int8': { qc: 0.7, qm: 0.8 },
+    // Relative to the FP8 tensor peak where the GPU has one (W8A8), else to the 16-bit peak (W8A16).
+    'modern:fp8': { qc: 0.7, qm: 0.85 },
+    'legacy:fp8': { qc: 0.5, qm: 0.7 },
   },
   etaMoe: 0.5,
   fitted: [],

@@ -1,34 +1,65 @@
-import type { HardwareSpec, LinkKind, QuantName, QuantSpec } from './types.js';
+import type { HardwareSpec, KvCacheDtype, LinkKind, QuantName, QuantSpec } from './types.js';
 
-/** Datasheet figures (research/simulator.md §4). Efficiencies live in the calibration file. */
+/**
+ * Datasheet figures (research/simulator.md §4). Efficiencies live in the calibration file. Memory is the
+ * nominal size the vendor prints (the seed fit was made with that convention); `fp8Tflops` only where the
+ * GPU has FP8 tensor cores (Hopper, Ada).
+ */
 export const BUILTIN_HARDWARE: HardwareSpec[] = [
   {
-    name: 'A100-40GB', aliases: ['A100', 'A100-40G', 'A100-SXM4-40GB', 'A100-40GB-SXM4'],
+    name: 'A100-40GB', aliases: ['A100', 'A100-40G', 'A100-SXM4-40GB', 'A100-40GB-SXM4', 'A100-PCIe-40GB'],
     tflops: 312, memGiB: 40, bwGBs: 1555, link: 'nvlink', source: 'NVIDIA A100 datasheet',
   },
   {
-    name: 'A100-80GB', aliases: ['A100-80G', 'A100-SXM4-80GB', 'A100-80GB-SXM4'],
+    name: 'A100-80GB',
+    aliases: ['A100-80G', 'A100-SXM4-80GB', 'A100-80GB-SXM4', 'A100-80GB-SXM', 'A100-SXM-80GB', 'A100-PCIe-80GB'],
     tflops: 312, memGiB: 80, bwGBs: 2039, link: 'nvlink', source: 'NVIDIA A100 datasheet',
   },
   {
+    name: 'A10', aliases: ['A10-24GB', 'NVIDIA-A10'],
+    tflops: 125, memGiB: 24, bwGBs: 600, link: 'pcie', source: 'NVIDIA A10 datasheet (dense FP16 tensor)',
+  },
+  {
     name: 'L20-48GB', aliases: ['L20', 'L20-48G'],
-    tflops: 119.5, memGiB: 48, bwGBs: 864, link: 'pcie', source: 'L20 spec pages (medium confidence)',
+    tflops: 119.5, fp8Tflops: 239, memGiB: 48, bwGBs: 864, link: 'pcie', source: 'L20 spec pages (medium confidence)',
+  },
+  {
+    name: 'L4', aliases: ['L4-24GB'],
+    tflops: 121, fp8Tflops: 242.5, memGiB: 24, bwGBs: 300, link: 'pcie', source: 'NVIDIA L4 datasheet (dense)',
   },
   {
     name: 'L40S', aliases: ['L40S-48GB'],
-    tflops: 362, memGiB: 48, bwGBs: 864, link: 'pcie', source: 'NVIDIA L40S datasheet',
+    tflops: 362, fp8Tflops: 733, memGiB: 48, bwGBs: 864, link: 'pcie', source: 'NVIDIA L40S datasheet',
   },
   {
-    name: 'H100', aliases: ['H100-SXM', 'H100-80GB', 'H100-SXM5-80GB', 'H100-SXM-80GB'],
-    tflops: 989, memGiB: 80, bwGBs: 3350, link: 'nvlink', source: 'NVIDIA H100 datasheet',
+    name: 'H100',
+    aliases: ['H100-SXM', 'H100-80GB', 'H100-SXM5-80GB', 'H100-SXM-80GB', 'H100-80GB-SXM', 'H100-80GB-HBM3'],
+    tflops: 989, fp8Tflops: 1979, memGiB: 80, bwGBs: 3350, link: 'nvlink', source: 'NVIDIA H100 datasheet',
+  },
+  {
+    name: 'H100-PCIe', aliases: ['H100-PCIe-80GB', 'H100-PCIE'],
+    tflops: 756, fp8Tflops: 1513, memGiB: 80, bwGBs: 2000, link: 'pcie', source: 'NVIDIA H100 datasheet (PCIe, dense)',
   },
   {
     name: 'H200', aliases: ['H200-141GB', 'H200-SXM-141GB', 'H200-SXM'],
-    tflops: 989, memGiB: 141, bwGBs: 4800, link: 'nvlink', source: 'NVIDIA H200 datasheet',
+    tflops: 989, fp8Tflops: 1979, memGiB: 141, bwGBs: 4800, link: 'nvlink', source: 'NVIDIA H200 datasheet',
   },
   {
-    name: 'RTX-4090', aliases: ['4090', 'RTX4090', 'GeForce-RTX-4090'],
-    tflops: 165.2, memGiB: 24, bwGBs: 1008, link: 'pcie-no-p2p', source: 'Ada whitepaper via waredb.com',
+    // The 480 GB Grace Hopper superchip (GH200-480GB) pairs an H100-class GPU with 96 GB of HBM3.
+    name: 'GH200', aliases: ['GH200-480GB', 'GH200-96GB'],
+    tflops: 989, fp8Tflops: 1979, memGiB: 96, bwGBs: 4000, link: 'nvlink', source: 'NVIDIA GH200 datasheet (96 GB HBM3 GPU)',
+  },
+  {
+    name: 'H20', aliases: ['H20-96GB'],
+    tflops: 148, fp8Tflops: 296, memGiB: 96, bwGBs: 4000, link: 'nvlink', source: 'NVIDIA H20 product brief (dense)',
+  },
+  {
+    name: 'RTX-3090', aliases: ['3090', 'RTX3090', 'RTX-3090-24GB', 'GeForce-RTX-3090'],
+    tflops: 71, memGiB: 24, bwGBs: 936, link: 'pcie-no-p2p', source: 'Ampere GA102 whitepaper (FP16 tensor, FP32 accumulate)',
+  },
+  {
+    name: 'RTX-4090', aliases: ['4090', 'RTX4090', 'RTX-4090-24GB', 'GeForce-RTX-4090'],
+    tflops: 165.2, fp8Tflops: 330.3, memGiB: 24, bwGBs: 1008, link: 'pcie-no-p2p', source: 'Ada whitepaper via waredb.com',
   },
 ];
 
@@ -45,11 +76,17 @@ export const QUANTS: Record<QuantName, QuantSpec> = {
   awq: { name: 'awq', bytesPerWeight: 0.53 },
   'gptq-int4': { name: 'gptq-int4', bytesPerWeight: 0.53 },
   'gptq-int8': { name: 'gptq-int8', bytesPerWeight: 1.03 },
+  // Per-tensor or per-channel scales: negligible next to the weights.
+  fp8: { name: 'fp8', bytesPerWeight: 1 },
 };
 
 const QUANT_ALIASES: Record<string, QuantName> = {
   fp16: 'fp16', float16: 'fp16', half: 'fp16', bf16: 'bf16', bfloat16: 'bf16', auto: 'fp16', none: 'fp16',
-  awq: 'awq', int4: 'gptq-int4', gptq: 'gptq-int4', gptqint4: 'gptq-int4', gptqint8: 'gptq-int8', int8: 'gptq-int8',
+  awq: 'awq', awqint4: 'awq', int4: 'gptq-int4', gptq: 'gptq-int4', gptqint4: 'gptq-int4', w4a16: 'gptq-int4',
+  // MLC-LLM's 4-bit group quantization with fp16 scales (W4A16).
+  q4f161: 'gptq-int4', q4f16: 'gptq-int4',
+  gptqint8: 'gptq-int8', int8: 'gptq-int8',
+  fp8: 'fp8', float8: 'fp8', fp8e4m3: 'fp8', fp8dynamic: 'fp8', w8a8fp8: 'fp8',
 };
 
 export function parseQuant(name: string): QuantName | undefined {
@@ -57,3 +94,18 @@ export function parseQuant(name: string): QuantName | undefined {
 }
 
 export const QUANT_NAMES = Object.keys(QUANTS) as QuantName[];
+
+export const KV_CACHE_DTYPES: readonly KvCacheDtype[] = ['auto', 'fp8', 'int8'];
+
+/** Bytes per KV-cache element. */
+export function kvElementBytes(dtype: KvCacheDtype | undefined): number {
+  return dtype === 'fp8' || dtype === 'int8' ? 1 : 2;
+}
+
+export function parseKvCacheDtype(name: string): KvCacheDtype | undefined {
+  const k = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (k === 'auto' || k === 'fp16' || k === 'bf16') return 'auto';
+  if (k.startsWith('fp8')) return 'fp8';
+  if (k === 'int8' || k === 'kv8') return 'int8';
+  return undefined;
+}

@@ -1,8 +1,10 @@
-import type { ModelDerived, ModelSpec } from './types.js';
+import { kvElementBytes } from './hardware.js';
+import { RECENT_MODELS } from './models-recent.js';
+import type { KvCacheDtype, ModelDerived, ModelSpec } from './types.js';
 
 /** Architecture numbers from the models' HF config.json files (research/simulator.md §4). */
 const llama2_7b: ModelSpec = {
-  name: 'Llama-2-7B', aliases: ['Llama-2-7b-hf', 'Llama-2-7b-chat-hf', 'Llama-2-7B-Chat'],
+  name: 'Llama-2-7B', aliases: ['Llama-2-7b-hf', 'Llama-2-7b-chat-hf', 'Llama-2-7B-Chat', 'llama2-7b', 'llama-2-7b-chat'],
   layers: 32, hidden: 4096, heads: 32, kvHeads: 32, headDim: 128, ffn: 11008, vocab: 32000,
   tiedEmbeddings: false, maxModelLen: 4096, source: 'HF meta-llama/Llama-2-7b-hf',
 };
@@ -17,7 +19,7 @@ const llama3_70b: ModelSpec = {
   tiedEmbeddings: false, maxModelLen: 8192, source: 'HF meta-llama/Meta-Llama-3-70B',
 };
 const mistral7b: ModelSpec = {
-  name: 'Mistral-7B', aliases: ['Mistral-7B-v0.1'],
+  name: 'Mistral-7B', aliases: ['Mistral-7B-v0.1', 'Mistral-7B-v0.3', 'Mistral 7B'],
   layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, ffn: 14336, vocab: 32000,
   tiedEmbeddings: false, maxModelLen: 32768, source: 'HF mistralai/Mistral-7B-v0.1 (sliding_window 4096)',
 };
@@ -62,12 +64,12 @@ export const BUILTIN_MODELS: ModelSpec[] = [
   { ...mistral7b, name: 'Mistral-7B-OpenOrca', aliases: [], source: 'HF Open-Orca/Mistral-7B-OpenOrca (Mistral-7B)' },
   llama2_7b,
   {
-    name: 'Llama-2-13B', aliases: ['Llama-2-13b-hf', 'Llama-2-13b-chat-hf', 'Llama-2-13B-Chat'],
+    name: 'Llama-2-13B', aliases: ['Llama-2-13b-hf', 'Llama-2-13b-chat-hf', 'Llama-2-13B-Chat', 'llama2-13b', 'llama-2-13b-chat'],
     layers: 40, hidden: 5120, heads: 40, kvHeads: 40, headDim: 128, ffn: 13824, vocab: 32000,
     tiedEmbeddings: false, maxModelLen: 4096, source: 'HF meta-llama/Llama-2-13b-hf',
   },
   {
-    name: 'Llama-2-70B', aliases: ['Llama-2-70b-hf', 'Llama-2-70b-chat-hf', 'Llama-2-70B-Chat'],
+    name: 'Llama-2-70B', aliases: ['Llama-2-70b-hf', 'Llama-2-70b-chat-hf', 'Llama-2-70B-Chat', 'llama2-70b', 'llama-2-70b-chat'],
     layers: 80, hidden: 8192, heads: 64, kvHeads: 8, headDim: 128, ffn: 28672, vocab: 32000,
     tiedEmbeddings: false, maxModelLen: 4096, source: 'HF meta-llama/Llama-2-70b-hf',
   },
@@ -75,19 +77,24 @@ export const BUILTIN_MODELS: ModelSpec[] = [
   llama3_70b,
   {
     ...llama3_8b, name: 'Llama-3.1-8B', maxModelLen: 131072,
-    aliases: ['Meta-Llama-3.1-8B', 'Meta-Llama-3.1-8B-Instruct', 'Llama-3.1-8B-Instruct'],
+    aliases: ['Meta-Llama-3.1-8B', 'Meta-Llama-3.1-8B-Instruct', 'Llama-3.1-8B-Instruct', 'LLaMA v3.1 8B'],
     source: 'HF meta-llama/Llama-3.1-8B (same architecture as Llama-3-8B, 128k context)',
   },
   {
     ...llama3_70b, name: 'Llama-3.1-70B', maxModelLen: 131072,
-    aliases: ['Meta-Llama-3.1-70B', 'Meta-Llama-3.1-70B-Instruct', 'Llama-3.1-70B-Instruct'],
+    aliases: ['Meta-Llama-3.1-70B', 'Meta-Llama-3.1-70B-Instruct', 'Llama-3.1-70B-Instruct', 'LLaMA v3.1 70B'],
     source: 'HF meta-llama/Llama-3.1-70B (same architecture as Llama-3-70B, 128k context)',
+  },
+  {
+    ...llama3_70b, name: 'Llama-3.3-70B', maxModelLen: 131072, aliases: ['Llama-3.3-70B-Instruct'],
+    source: 'HF meta-llama/Llama-3.3-70B-Instruct (Llama-3.1-70B architecture)',
   },
   {
     name: 'Baichuan2-13B', aliases: ['Baichuan2-13B-Chat'],
     layers: 40, hidden: 5120, heads: 40, kvHeads: 40, headDim: 128, ffn: 13696, vocab: 125696,
     tiedEmbeddings: false, maxModelLen: 4096, source: 'HF baichuan-inc/Baichuan2-13B',
   },
+  ...RECENT_MODELS,
 ];
 
 export function deriveModel(m: ModelSpec): ModelDerived {
@@ -98,9 +105,12 @@ export function deriveModel(m: ModelSpec): ModelDerived {
   let experts = 0;
   let ffnActive: number;
   if (m.moe) {
-    mlp = 3 * m.hidden * m.moe.sharedExpertFfn + m.hidden * m.moe.experts;
-    experts = m.moe.experts * 3 * m.hidden * m.moe.expertFfn;
-    ffnActive = m.moe.sharedExpertFfn + m.moe.activeExperts * m.moe.expertFfn;
+    // Per-layer averages when only some layers are MoE (the rest carry a dense MLP of width denseFfn).
+    const share = moeLayerShare(m);
+    const dense = (1 - share) * 3 * m.hidden * (m.moe.denseFfn ?? 0);
+    mlp = share * (3 * m.hidden * m.moe.sharedExpertFfn + m.hidden * m.moe.experts) + dense;
+    experts = share * m.moe.experts * 3 * m.hidden * m.moe.expertFfn;
+    ffnActive = share * (m.moe.sharedExpertFfn + m.moe.activeExperts * m.moe.expertFfn) + (1 - share) * (m.moe.denseFfn ?? 0);
   } else {
     mlp = 3 * m.hidden * m.ffn;
     ffnActive = m.ffn;
@@ -117,7 +127,21 @@ export function deriveModel(m: ModelSpec): ModelDerived {
   };
 }
 
-/** KV-cache bytes per token per GPU at tensor-parallel degree `tp` (fp16 cache). */
-export function kvBytesPerTokenPerGpu(m: ModelSpec, tp: number): number {
-  return m.layers * 2 * Math.max(1, m.kvHeads / tp) * m.headDim * 2;
+/** Share of the layers that route through experts (1 unless `moe.moeLayers` says fewer). */
+export function moeLayerShare(m: ModelSpec): number {
+  if (!m.moe) return 0;
+  return Math.min(1, (m.moe.moeLayers ?? m.layers) / m.layers);
+}
+
+/** KV-cache bytes per token per layer per GPU at tensor-parallel degree `tp`. */
+export function kvBytesPerTokenPerLayer(m: ModelSpec, tp: number, kvDtype?: KvCacheDtype): number {
+  const bytes = kvElementBytes(kvDtype);
+  // MLA keeps one latent vector per token, replicated on every rank; MHA/GQA split KV heads (replicated below 1 per rank).
+  if (m.kvLatentDim) return m.kvLatentDim * bytes;
+  return 2 * Math.max(1, m.kvHeads / tp) * m.headDim * bytes;
+}
+
+/** KV-cache bytes per token per GPU at tensor-parallel degree `tp` (16-bit cache unless `kvDtype` says otherwise). */
+export function kvBytesPerTokenPerGpu(m: ModelSpec, tp: number, kvDtype?: KvCacheDtype): number {
+  return m.layers * kvBytesPerTokenPerLayer(m, tp, kvDtype);
 }

@@ -47,21 +47,32 @@ export interface ResolvedModel {
   impliedQuant?: QuantName;
 }
 
-const QUANT_SUFFIX = /[-_](awq|gptq[-_]?int4|gptq[-_]?int8|gptq)$/i;
+const QUANT_SUFFIX = /[-_](awq|gptq[-_]?int4|gptq[-_]?int8|gptq|fp8(?:[-_]dynamic)?|w4a16|int4|int8)$/i;
+/** Release tags people append to a base model's name: -Instruct, -Chat, -it, -hf, -Base. */
+const VARIANT_TAG = /[-_](instruct|chat|it|hf|base)(?=$|[-_])/gi;
 
+function lookupModel(bare: string): ModelSpec | undefined {
+  return models.get(catalogKey(bare)) ?? models.get(catalogKey(bare.replace(VARIANT_TAG, '')));
+}
+
+/**
+ * Resolve a model as people name it: a Hugging Face id with or without its org (`Qwen/Qwen3-14B`,
+ * `Qwen3-14B`), with or without -Instruct/-Chat, and a quantization suffix (-AWQ, -GPTQ-Int4, -GPTQ-Int8, -FP8)
+ * that selects the quantization.
+ */
 export function findModel(name: string): ResolvedModel {
   const bare = name.trim().replace(/^.*\//, '');
-  const direct = models.get(catalogKey(bare));
+  const direct = lookupModel(bare);
   if (direct) return { name: bare, spec: direct };
   const m = QUANT_SUFFIX.exec(bare);
   if (m?.[1]) {
-    const base = models.get(catalogKey(bare.slice(0, m.index)));
+    const base = lookupModel(bare.slice(0, m.index));
     const q = parseQuant(m[1]);
     if (base && q) return { name: bare, spec: base, impliedQuant: q };
   }
   throw configError(
     `unknown model "${name}"`,
-    `known models: ${listModels().join(', ')} (a -AWQ / -GPTQ-Int4 / -GPTQ-Int8 suffix selects the quantization; add others with a catalog file)`,
+    `known models: ${listModels().join(', ')} (a -AWQ / -GPTQ-Int4 / -GPTQ-Int8 / -FP8 suffix selects the quantization; add others with a catalog file or a Hugging Face config.json: --catalog FILE)`,
   );
 }
 

@@ -6,6 +6,12 @@ export interface MoeSpec {
   expertFfn: number;
   /** Width of the always-on shared expert MLP (0 = none). */
   sharedExpertFfn: number;
+  /**
+   * How many of the layers are MoE layers (default: all). The others carry a dense MLP of width `denseFfn`
+   * (Llama-4 interleaves MoE and dense layers; DeepSeek-V2 keeps its first layer dense).
+   */
+  moeLayers?: number;
+  denseFfn?: number;
 }
 
 export interface ModelSpec {
@@ -22,6 +28,11 @@ export interface ModelSpec {
   tiedEmbeddings: boolean;
   maxModelLen: number;
   moe?: MoeSpec;
+  /**
+   * Multi-head latent attention (DeepSeek-V2/V3): the KV cache keeps one compressed vector of this many
+   * elements per token per layer (kv_lora_rank + qk_rope_head_dim), replicated on every TP rank.
+   */
+  kvLatentDim?: number;
   source?: string;
 }
 
@@ -32,6 +43,8 @@ export interface HardwareSpec {
   aliases?: string[];
   /** Dense fp16/bf16 tensor peak. */
   tflops: number;
+  /** Dense FP8 tensor peak (Hopper, Ada); absent on GPUs without FP8 tensor cores (FP8 weights then run as W8A16). */
+  fp8Tflops?: number;
   /** Memory per GPU in GiB. */
   memGiB: number;
   bwGBs: number;
@@ -41,7 +54,10 @@ export interface HardwareSpec {
   source?: string;
 }
 
-export type QuantName = 'fp16' | 'bf16' | 'awq' | 'gptq-int4' | 'gptq-int8';
+export type QuantName = 'fp16' | 'bf16' | 'awq' | 'gptq-int4' | 'gptq-int8' | 'fp8';
+
+/** Element type of the KV cache: `auto` = the activations' 16-bit type; fp8/int8 halve its bytes. */
+export type KvCacheDtype = 'auto' | 'fp8' | 'int8';
 
 export interface QuantSpec {
   name: QuantName;

@@ -1,7 +1,8 @@
+import { PRIORS } from '../calibrate/priors.js';
 import type { Calibration } from '../calibrate/types.js';
-import { deriveModel } from '../catalog/models.js';
+import { deriveModel, kvBytesPerTokenPerLayer, moeLayerShare } from '../catalog/models.js';
 import { LINK_PRIORS, QUANTS } from '../catalog/hardware.js';
-import type { HardwareSpec, ModelSpec, QuantName } from '../catalog/types.js';
+import type { HardwareSpec, KvCacheDtype, ModelSpec, QuantName } from '../catalog/types.js';
 import type { EngineProfile } from '../engine/profiles.js';
 
 /** What one step computes. Kept allocation-light: the engine reuses these arrays. */
@@ -60,29 +61,35 @@ export class StepCostModel {
 
   constructor(
     model: ModelSpec, hw: HardwareSpec, tp: number, quant: QuantName, eng: EngineProfile, cal: Calibration,
-    opts: { pureRoofline?: boolean } = {},
+    opts: { pureRoofline?: boolean; kvCacheDtype?: KvCacheDtype } = {},
   ) {
     const d = deriveModel(model);
     const pure = opts.pureRoofline === true;
-    const hc = cal.hardware[hw.calibrationKey ?? hw.name] ?? cal.hardware[hw.name];
+    const key = hw.calibrationKey ?? hw.name;
+    // A calibration without an entry (an older saved file, a GPU added later) falls back to the priors.
+    const hc = cal.hardware[key] ?? cal.hardware[hw.name] ?? PRIORS.hardware[key];
     const link = LINK_PRIORS[hw.link];
     const etaM = pure ? 1 : (hc?.etaM ?? 0.8);
     const etaC = pure ? 1 : (hc?.etaC ?? 0.65);
     const alpha = (hc?.linkAlphaUs ?? link.alphaUs) * 1e-6;
     const beta = (hc?.linkBetaGBs ?? link.betaGBs) * 1e9;
     const q = QUANTS[quant];
-    const qc = quant === 'fp16' || quant === 'bf16' || pure ? { qc: 1, qm: 1 } : (cal.quant[`${eng.quantFamily}:${quant}`] ?? { qc: 0.7, qm: 0.8 });
-    const ec = cal.engines[eng.calKey] ?? { c0Ms: 1, cSeqUs: 20, tApiMs: 5 };
+    const qKey = `${eng.quantFamily}:${quant}`;
+    const qc = quant === 'fp16' || quant === 'bf16' || pure ? { qc: 1, qm: 1 } : (cal.quant[qKey] ?? PRIORS.quant[qKey] ?? { qc: 0.7, qm: 0.8 });
+    const ec = cal.engines[eng.calKey] ?? PRIORS.engines[eng.calKey] ?? { c0Ms: 1, cSeqUs: 20, tApiMs: 5 };
     const PK = hw.tflops * 1e12;
+    // FP8 weights run FP8 GEMMs where the GPU has FP8 tensor cores (W8A8); elsewhere they dequantize to 16 bits (W8A16).
+    const linPK = quant === 'fp8' && hw.fp8Tflops ? hw.fp8Tflops * 1e12 : PK;
     const BW = hw.bwGBs * 1e9 * etaM;
     const denseParams = d.attnParamsPerLayer + d.mlpParamsPerLayer;
     this.layers = model.layers;
-    this.linFlop = (2 * denseParams) / tp / (etaC * qc.qc * PK);
+    this.linFlop = (2 * denseParams) / tp / (etaC * qc.qc * linPK);
     this.linMem = (denseParams * q.bytesPerWeight) / tp / (BW * qc.qm);
     if (model.moe) {
-      const perExpert = 3 * model.hidden * model.moe.expertFfn;
+      // Averaged over layers when only some of them are MoE layers.
+      const perExpert = 3 * model.hidden * model.moe.expertFfn * moeLayerShare(model);
       const etaMoe = pure ? 1 : cal.etaMoe;
-      this.expFlop = (2 * model.moe.activeExperts * perExpert) / tp / (etaC * etaMoe * qc.qc * PK);
+      this.expFlop = (2 * model.moe.activeExperts * perExpert) / tp / (etaC * etaMoe * qc.qc * linPK);
       this.expMem = (perExpert * q.bytesPerWeight) / tp / (BW * qc.qm);
       this.experts = model.moe.experts;
       this.topK = model.moe.activeExperts;
@@ -92,7 +99,7 @@ export class StepCostModel {
       this.experts = 0;
       this.topK = 0;
     }
-    const kvPerLayer = 2 * Math.max(1, model.kvHeads / tp) * model.headDim * 2;
+    const kvPerLayer = kvBytesPerTokenPerLayer(model, tp, opts.kvCacheDtype);
     const g = Math.pow(model.heads / model.kvHeads, pure ? 0 : eng.gqaGamma);
     this.attFlopPerCtx = (4 * (model.heads / tp) * model.headDim) / (ETA_A * PK);
     this.attMemPerCtxDecode = (kvPerLayer * g) / (BW * (pure ? 1 : eng.pagedAttnBw));

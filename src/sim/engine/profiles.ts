@@ -4,7 +4,7 @@ import type { HardwareSpec, ModelSpec } from '../catalog/types.js';
 import type { SimEngineKind } from '../wire/types.js';
 
 export type EngineId =
-  | 'vllm-0.2' | 'vllm-v0' | 'vllm-v1' | 'sglang' | 'lmdeploy' | 'tgi' | 'triton' | 'llamacpp' | 'ollama';
+  | 'vllm-0.2' | 'vllm-v0' | 'vllm-v1' | 'sglang' | 'lmdeploy' | 'tgi' | 'trtllm' | 'triton' | 'mlc-llm' | 'llamacpp' | 'ollama';
 
 /**
  * How an engine schedules and what its kernels look like. Calibrated constants (host costs, API time)
@@ -54,6 +54,12 @@ export interface EngineProfile {
   quantFamily: 'legacy' | 'modern';
   /** Fitted on seed data (false: priors only). */
   calibrated: boolean;
+  /**
+   * The KV cache takes this fraction of the memory left after weights and activations (TensorRT-LLM's
+   * kv_cache_free_gpu_mem_fraction), instead of `gpuMemoryUtilization` × total − weights − activations (vLLM);
+   * `gpuMemoryUtilization`, when given, then sets this fraction.
+   */
+  kvFreeFraction?: number;
 }
 
 const bigGpu = (hw: HardwareSpec): boolean => hw.memGiB >= 70 && !hw.name.startsWith('A100');
@@ -129,8 +135,25 @@ export const ENGINE_PROFILES: EngineProfile[] = [
     policy: 'mixed', maxNumSeqs: () => 4, maxNumBatchedTokens: () => 2048, calKey: 'llamacpp', calibrated: false,
   },
   {
-    ...base, id: 'triton', name: 'triton', wire: 'triton', label: 'Triton / TensorRT-LLM (in-flight batching)', aliases: ['trtllm', 'tensorrt-llm'],
-    policy: 'mixed', maxNumSeqs: () => 256, maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'triton', calibrated: false,
+    // TensorRT-LLM's own OpenAI-compatible server (trtllm-serve; also trtllm-bench's in-process runs):
+    // in-flight batching with mixed context/generation steps under max_num_tokens (8192), C++ executor
+    // overlapping host work. Its default capacity scheduler (GUARANTEED_NO_EVICT) reserves KV for the
+    // prompt plus the whole max output at admission, so it never preempts. max_batch_size 2048 (trtllm-serve's
+    // default) on ≥70 GiB GPUs, 256 below.
+    ...base, id: 'trtllm', name: 'trtllm', wire: 'vllm', label: 'TensorRT-LLM (trtllm-serve, in-flight batching)',
+    aliases: ['tensorrt-llm', 'trt-llm', 'trtllm-serve', 'trtllm-bench'],
+    policy: 'mixed', maxNumSeqs: (hw) => (hw.memGiB >= 70 ? 2048 : 256), maxNumBatchedTokens: () => 8192,
+    reserveFullOutput: true, overlapHost: true, calKey: 'trtllm', calibrated: true, kvFreeFraction: 0.9,
+  },
+  {
+    // The same TensorRT-LLM engine behind Triton's tensorrtllm_backend (its generate_stream API).
+    ...base, id: 'triton', name: 'triton', wire: 'triton', label: 'Triton / TensorRT-LLM (in-flight batching)', aliases: ['triton-trtllm', 'tensorrtllm-backend'],
+    policy: 'mixed', maxNumSeqs: () => 256, maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'trtllm', calibrated: true,
+  },
+  {
+    // MLC-LLM's OpenAI-compatible `mlc_llm serve` (continuous batching, 2048-token prefill chunks).
+    ...base, id: 'mlc-llm', name: 'mlc-llm', wire: 'vllm', label: 'MLC-LLM serve (continuous batching)', aliases: ['mlc', 'mlc_llm', 'mlcllm'],
+    policy: 'mixed', maxNumSeqs: () => 128, maxNumBatchedTokens: () => 2048, overlapHost: false, calKey: 'mlc-llm', calibrated: false,
   },
   {
     ...base, id: 'ollama', name: 'ollama', wire: 'ollama', label: 'Ollama (llama.cpp, 4 parallel)', aliases: [],

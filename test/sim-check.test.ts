@@ -1,0 +1,93 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CALIBRATION } from '../src/sim/calibrate/constants.js';
+import { corpusScenarios, loadCorpus } from '../src/sim/calibrate/corpus.js';
+import type { CorpusRow } from '../src/sim/calibrate/corpus-names.js';
+import { Evaluator } from '../src/sim/calibrate/evaluator.js';
+import { fitCalibration } from '../src/sim/calibrate/fit.js';
+import { buildParams, MIN_ROWS } from '../src/sim/calibrate/params.js';
+import { PRIORS } from '../src/sim/calibrate/priors.js';
+import { recordReplay, replaySummary } from '../src/sim/calibrate/replay.js';
+import { resolveSimEngine } from '../src/sim/create.js';
+import { simulateScenario } from '../src/sim/seed-compare.js';
+import { runCli } from './helpers/cli.js';
+
+const rows = loadCorpus();
+const pick = (ids: number[]): CorpusRow[] => rows.filter((r) => ids.includes(r.id));
+const ids = (table: string, n: number): number[] => rows.filter((r) => r.tableGroup.startsWith(table)).slice(0, n).map((r) => r.id);
+
+describe('public tables as simulator scenarios', () => {
+  it('maps each load kind to its stage and each statistic to its figure', () => {
+    const { scenarios, skipped } = corpusScenarios(pick([...ids('T02', 1), ...ids('T06', 1), ...ids('T09', 1), ...ids('T13', 1), ...ids('T01', 1)]));
+    expect(skipped).toEqual([]);
+    const kinds = scenarios.map((s) => `${s.group}:${s.stage.kind}`);
+    expect(kinds).toEqual(expect.arrayContaining(['T02:open', 'T06:closed', 'T09:closed', 'T13:open', 'T01:burst']));
+    const t13 = scenarios.find((s) => s.group === 'T13');
+    expect(t13?.metrics.map((m) => m.metric)).toEqual(expect.arrayContaining(['TTFT p50', 'TPOT p50']));
+    // ShareGPT rows draw lengths around the stated totals (22,925 prompt tokens over 100 requests).
+    const items = Array.from({ length: 400 }, (_, i) => t13?.stage.workload.item(i).promptTokens ?? 0);
+    const mean = items.reduce((a, b) => a + b, 0) / items.length;
+    expect(mean).toBeGreaterThan(180);
+    expect(mean).toBeLessThan(280);
+  });
+
+  it('a replayed schedule reproduces the full simulation under another calibration', () => {
+    const { scenarios } = corpusScenarios(pick([...ids('T22', 1), ...ids('T09', 1)]));
+    const burst = corpusScenarios(pick(ids('T20', 2))).scenarios;
+    for (const sc of [...scenarios, ...burst]) {
+      const rec = recordReplay(sc, DEFAULT_CALIBRATION);
+      expect(rec.trace, sc.row).toBeDefined();
+      const trace = rec.trace;
+      if (!trace) continue;
+      const replayed = replaySummary(trace, resolveSimEngine({ ...sc.engine, calibration: PRIORS }));
+      const full = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: PRIORS } });
+      for (const k of ['outTokPerS', 'ttftMs', 'itlMs', 'latencyS', 'reqPerS'] as const) {
+        expect(replayed[k], `${sc.row} ${k}`).toBeCloseTo(full[k], 6);
+      }
+    }
+  });
+
+  it('fits a shared constant on a small subset, and leaves a constant one row informs at its prior', () => {
+    const { scenarios } = corpusScenarios(pick(ids('T23', 5)));
+    const params = buildParams(scenarios).map((p) => p.key);
+    expect(params).toContain('RTX-4090.etaM');
+    expect(buildParams(scenarios.slice(0, MIN_ROWS - 1))).toEqual([]);
+    const ev = new Evaluator(DEFAULT_CALIBRATION);
+    const before = ev.points(scenarios, DEFAULT_CALIBRATION);
+    const cal = fitCalibration(scenarios, DEFAULT_CALIBRATION, { passes: 1, iters: 3, only: ['vllm-v1.tApiMs', 'RTX-4090.etaM'], evaluator: ev });
+    const after = ev.points(scenarios, cal);
+    const loss = (pts: typeof before): number => pts.reduce((a, p) => a + Math.log(p.predicted / p.published) ** 2, 0);
+    expect(loss(after)).toBeLessThan(loss(before));
+  });
+});
+
+describe('inferbench predict --check FILE', () => {
+  it('prints every published figure of a table file beside the prediction', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ib-check-'));
+    const file = join(dir, 'rows.json');
+    writeFileSync(file, JSON.stringify(pick([...ids('T23', 2), ...ids('T09', 1)])));
+    const res = await runCli(['predict', '--check', file]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/\|\s*Row\s*\|\s*Metric\s*\|\s*Published\s*\|\s*Predicted\s*\|\s*Error/);
+    expect(res.stdout).toMatch(/TTFT \(ms\)\s*\|\s*63\.00/);
+    expect(res.stdout).toMatch(/median \|error\|: .* over \d+ calibration figures/);
+    const json = await runCli(['predict', '--check', file, '--json']);
+    const doc = JSON.parse(json.stdout) as { rows: { published: number; predicted: number }[] };
+    expect(doc.rows.length).toBeGreaterThanOrEqual(4);
+    expect(doc.rows.every((r) => r.predicted > 0)).toBe(true);
+  });
+
+  it('a file that is not a table file is one line, exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ib-check-'));
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, '[{"x": 1}]');
+    const res = await runCli(['predict', '--check', file]);
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(/not a public-table file/);
+    expect(readFileSync(file, 'utf8')).toBe('[{"x": 1}]');
+  });
+});
