@@ -85,6 +85,13 @@ export class StageAccumulator {
   private readonly gaps = new SketchStats();
   /** Records that met every SLO; counted only when an SLO is set. */
   good = 0;
+  /** Conversations (--turns, session traces): each one's first send, last end and measured turns. */
+  readonly sessions = new Map<number, { sentMs: number; endMs: number; turns: number }>();
+  /** Cached and prompt tokens of first turns [0] and later turns [1], where usage reported cached tokens. */
+  readonly cacheByTurn: [{ cached: number; prompt: number }, { cached: number; prompt: number }] = [
+    { cached: 0, prompt: 0 },
+    { cached: 0, prompt: 0 },
+  ];
   /** Successful requests whose usage said how many prompt tokens came from the prefix cache, and those sums. */
   cacheReported = 0;
   cachedPromptTokens = 0;
@@ -121,6 +128,14 @@ export class StageAccumulator {
     }
     this.measured++;
     if (r.retries) this.retried++;
+    if (r.conversationId !== undefined) {
+      const s = this.sessions.get(r.conversationId);
+      if (s) {
+        s.sentMs = Math.min(s.sentMs, r.sentAtMs);
+        s.endMs = Math.max(s.endMs, r.endAtMs);
+        s.turns++;
+      } else this.sessions.set(r.conversationId, { sentMs: r.sentAtMs, endMs: r.endAtMs, turns: 1 });
+    }
     if (r.sentAtMs < this.firstSentMs) this.firstSentMs = r.sentAtMs;
     if (r.endAtMs > this.lastEndMs) this.lastEndMs = r.endAtMs;
     this.col('dispatchLagMs').push(r.dispatchLagMs);
@@ -158,6 +173,11 @@ export class StageAccumulator {
       this.cacheReported++;
       this.cachedPromptTokens += r.cachedTokens;
       this.promptTokensWithCacheInfo += r.promptTokens;
+      if (r.turn !== undefined) {
+        const c = this.cacheByTurn[r.turn === 0 ? 0 : 1];
+        c.cached += r.cachedTokens;
+        c.prompt += r.promptTokens;
+      }
     }
     for (const name of REQUEST_METRICS) {
       const v = r[name as RequestMetric];

@@ -1,7 +1,7 @@
 import type { StageResult } from '../load/types.js';
 import { StageAccumulator } from './accumulator.js';
 import type { ServerTelemetry } from './prometheus.js';
-import type { Stats } from './stats.js';
+import { computeStats, type Stats } from './stats.js';
 import { windowFigures } from './window-figures.js';
 import type { RepeatInterval } from './repeats.js';
 
@@ -82,6 +82,11 @@ export interface StageSummary {
    */
   prefixCacheHitRate?: number;
   prefixCacheSource?: 'usage' | 'server-counters' | 'server-gauge';
+  /**
+   * Conversations (--turns, session traces) with a measured turn: how many, their turns, first send → last reply of
+   * each, and the prefix-cache hit rate of first and later turns (from usage) — the later turns resend the history.
+   */
+  sessions?: { count: number; meanTurns: number; durationMs: Stats; prefixCacheHitRateFirstTurn?: number; prefixCacheHitRateLaterTurns?: number };
   /** The server reported cached prompt tokens although the workload shares no prefix on purpose. */
   unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number };
   /** retried: requests sent again on a fresh connection, not failures (absent = none). */
@@ -223,6 +228,17 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
       summary.overload = overload;
       summary.belowTarget = true;
     }
+  }
+  if (acc.sessions.size > 0) {
+    const list = [...acc.sessions.values()];
+    const [first, later] = acc.cacheByTurn;
+    summary.sessions = {
+      count: list.length,
+      meanTurns: list.reduce((a, s) => a + s.turns, 0) / list.length,
+      durationMs: computeStats(Float64Array.from(list, (s) => s.endMs - s.sentMs)) as Stats,
+      ...(first.prompt > 0 ? { prefixCacheHitRateFirstTurn: first.cached / first.prompt } : {}),
+      ...(later.prompt > 0 ? { prefixCacheHitRateLaterTurns: later.cached / later.prompt } : {}),
+    };
   }
   if (acc.cacheReported > 0 && acc.promptTokensWithCacheInfo > 0) {
     summary.prefixCacheHitRate = acc.cachedPromptTokens / acc.promptTokensWithCacheInfo;

@@ -37,6 +37,14 @@ export function findingLines(stages: readonly StageSummary[], opts: { goodput?: 
         `${s.label}: TTFT first turn mean ${f(m.ttftFirstTurnMs.mean)} ms (p99 ${f(m.ttftFirstTurnMs.p99)}), later turns mean ${f(m.ttftLaterTurnMs.mean)} ms (p99 ${f(m.ttftLaterTurnMs.p99)})`,
       );
     }
+    if (s.sessions && s.sessions.count > 0) {
+      const ss = s.sessions;
+      const pctOf = (v: number | undefined): string | undefined => (v === undefined ? undefined : `${(100 * v).toFixed(0)}%`);
+      const cache = [pctOf(ss.prefixCacheHitRateFirstTurn) && `first turns ${pctOf(ss.prefixCacheHitRateFirstTurn)}`, pctOf(ss.prefixCacheHitRateLaterTurns) && `later turns ${pctOf(ss.prefixCacheHitRateLaterTurns)}`].filter(Boolean);
+      out.push(
+        `${s.label}: ${ss.count} sessions, ${f(ss.meanTurns, 1)} turns each, first send → last reply p50 ${f(ss.durationMs.median / 1000, 2)} s (p99 ${f(ss.durationMs.p99 / 1000, 2)} s)${cache.length ? `; prompt tokens from the prefix cache: ${cache.join(', ')}` : ''}`,
+      );
+    }
     // Unintended hits are said louder by the row notes (‡); a server that reports zeros has nothing to say.
     if (m.cachedTokens && m.cachedTokens.count > 0 && m.cachedTokens.mean > 0 && !s.unintendedCache) {
       out.push(`${s.label}: the server reported cached prompt tokens on ${m.cachedTokens.count} requests, mean ${f(m.cachedTokens.mean)} per request`);

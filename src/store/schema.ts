@@ -92,6 +92,9 @@ const stage = z.object({
     .optional(),
   prefixCacheHitRate: z.number().optional(),
   prefixCacheSource: z.enum(['usage', 'server-counters', 'server-gauge']).optional(),
+  sessions: z
+    .object({ count: z.number(), meanTurns: z.number(), durationMs: stats, prefixCacheHitRateFirstTurn: z.number().optional(), prefixCacheHitRateLaterTurns: z.number().optional() })
+    .optional(),
   interrupted: z.boolean().default(false),
 });
 

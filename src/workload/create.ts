@@ -8,7 +8,7 @@ import { cellRng, Stream } from './seeding.js';
 import { isServerTokenizer } from './server-tokenizer.js';
 import type { Tokenizer } from './tokenizer.js';
 import { loadTrace } from './trace.js';
-import type { Workload, WorkItem } from './types.js';
+import type { ConversationWorkload, Workload, WorkItem } from './types.js';
 import { calibrateWordModel, localCounter, type ChatLayout, type TokenCounter } from './word-model.js';
 
 export interface PrefixSpec {
@@ -87,7 +87,9 @@ export async function createWorkload(spec: WorkloadSpec, deps: WorkloadDeps): Pr
       spec.kind === 'conversation'
         ? conversationWorkload(spec, builder, seed, text)
         : spec.kind === 'trace'
-          ? traceWorkload(trace ?? [], builder, spec.blockTokens ?? 512, text)
+          ? (trace ?? []).some((e) => e.session !== undefined)
+            ? sessionTraceWorkload(trace ?? [], builder, spec.blockTokens ?? 512, text)
+            : traceWorkload(trace ?? [], builder, spec.blockTokens ?? 512, text)
           : syntheticWorkload(spec, builder, seed, text);
     return sharesPrefixes ? Object.assign(w, { sharesPrefixes: true }) : w;
   };
@@ -179,6 +181,59 @@ function traceWorkload(
         arrivalOffsetMs: e.offsetMs + Math.floor(index / entries.length) * period,
       };
     },
+  };
+}
+
+/**
+ * A session trace (rows with `session_id`): each session is one conversation, its rows the turns in file order. The
+ * first turn goes at the session's timestamp; each later turn `delay` ms after the previous reply, with the history
+ * (the turns sent and the replies actually received) before its own new message of `input_length` tokens — AIPerf's
+ * `message_mode: history`. Rows without a session id are sessions of one turn. `hash_ids` shape a first turn only:
+ * later turns share their prefix through the history.
+ */
+function sessionTraceWorkload(
+  entries: Awaited<ReturnType<typeof loadTrace>>,
+  builder: PromptBuilder,
+  blockTokens: number,
+  description: string,
+): ConversationWorkload {
+  const sessions: Array<Awaited<ReturnType<typeof loadTrace>>> = [];
+  const byId = new Map<string, number>();
+  for (const e of entries) {
+    const at = e.session !== undefined ? byId.get(e.session) : undefined;
+    if (at !== undefined) (sessions[at] as typeof entries).push(e);
+    else {
+      if (e.session !== undefined) byId.set(e.session, sessions.length);
+      sessions.push([e]);
+    }
+  }
+  // Entries are sorted by time and each session's rows carry its start: sessions are in start order already.
+  const turn = (id: number, t: number): WorkItem => {
+    const rows = sessions[id % sessions.length] as typeof entries;
+    const e = rows[t] as (typeof entries)[number];
+    const conversation = { id, turn: t, turns: rows.length, thinkTimeMs: t === 0 ? 0 : (e.delayMs ?? 0) };
+    if (t === 0) {
+      const built =
+        e.hashIds && e.hashIds.length > 0 && builder.blocks ? builder.blocks(e.hashIds, blockTokens, e.inputTokens, id) : builder.build(e.inputTokens, Stream.turnHead, id);
+      return {
+        ...built,
+        messages: built.messages ?? [{ role: 'user', content: built.prompt }],
+        promptTokenSource: 'client-tokenizer',
+        outputTokens: e.outputTokens,
+        conversation,
+        arrivalOffsetMs: e.offsetMs,
+      };
+    }
+    const content = builder.content(e.inputTokens, Stream.turnHead + t, id);
+    return { prompt: content, messages: [{ role: 'user', content }], promptTokens: e.inputTokens, promptTokenSource: 'client-tokenizer', outputTokens: e.outputTokens, conversation };
+  };
+  const last = entries[entries.length - 1];
+  return {
+    description: `${description}, ${sessions.length} sessions (${entries.length} requests) starting over ${((last?.offsetMs ?? 0) / 1000).toFixed(1)} s`,
+    size: sessions.length,
+    sharesPrefixes: true,
+    item: (id) => turn(id, 0),
+    turn,
   };
 }
 

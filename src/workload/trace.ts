@@ -10,6 +10,10 @@ export interface TraceEntry {
   outputTokens: number;
   /** Mooncake block hashes: equal ids mean equal prompt blocks (shared prefixes). */
   hashIds?: number[];
+  /** Session traces (AIPerf's `session_id`): rows of one session are the turns of one conversation, in file order. */
+  session?: string;
+  /** A later turn goes this long after the previous turn's reply (AIPerf's `delay`, ms; already time-scaled). */
+  delayMs?: number;
   /** 1-based line in the trace file. */
   line: number;
 }
@@ -22,9 +26,9 @@ export interface TraceOptions {
 }
 
 const HINT =
-  'trace rows: JSONL {"timestamp": ms, "input_length": N, "output_length": N, "hash_ids": [..]} or CSV TIMESTAMP,ContextTokens,GeneratedTokens';
+  'trace rows: JSONL {"timestamp": ms, "input_length": N, "output_length": N, "hash_ids": [..], "session_id": S, "delay": ms} or CSV TIMESTAMP,ContextTokens,GeneratedTokens';
 
-type Raw = { t: number; inputTokens: number; outputTokens: number; hashIds?: number[]; line: number };
+type Raw = { t: number; inputTokens: number; outputTokens: number; hashIds?: number[]; session?: string; delayMs?: number; line: number };
 
 /** Mooncake-style JSONL or Azure LLM inference CSV traces, sorted by time, offsets relative to the first entry. */
 export async function loadTrace(path: string, opts: TraceOptions = {}): Promise<TraceEntry[]> {
@@ -39,7 +43,8 @@ export async function loadTrace(path: string, opts: TraceOptions = {}): Promise<
     problems.add(1, 'no trace rows');
     problems.throwIfAny(HINT);
   }
-  // Stable sort: rows with equal timestamps keep file order.
+  // Stable sort: rows with equal timestamps keep file order. A session's later turns keep their place after its first
+  // (their send time is the previous reply + delay, known only while replaying).
   rows.sort((a, b) => a.t - b.t || a.line - b.line);
   const t0 = (rows[0] as Raw).t;
   return rows.map((r) => ({
@@ -47,6 +52,8 @@ export async function loadTrace(path: string, opts: TraceOptions = {}): Promise<
     inputTokens: r.inputTokens,
     outputTokens: r.outputTokens,
     ...(r.hashIds ? { hashIds: r.hashIds } : {}),
+    ...(r.session !== undefined ? { session: r.session } : {}),
+    ...(r.delayMs !== undefined ? { delayMs: r.delayMs * scale } : {}),
     line: r.line,
   }));
 }
@@ -55,6 +62,8 @@ const count = (v: unknown): v is number => typeof v === 'number' && Number.isInt
 
 function readJsonlTrace(text: string, problems: Problems): Raw[] {
   const rows: Raw[] = [];
+  /** Session id → its first row's timestamp: later turns take it (they are sent after the previous reply). */
+  const sessionStart = new Map<string, number>();
   for (const { line, text: t } of numberedLines(text)) {
     let v: unknown;
     try {
@@ -69,8 +78,14 @@ function readJsonlTrace(text: string, problems: Problems): Raw[] {
     }
     const o = v as Record<string, unknown>;
     const wrong: string[] = [];
-    const ts = o['timestamp'];
-    if (typeof ts !== 'number' || !Number.isFinite(ts) || ts < 0) wrong.push('"timestamp" (ms) must be a number ≥ 0');
+    const sid = o['session_id'];
+    const session = typeof sid === 'string' || (typeof sid === 'number' && Number.isFinite(sid)) ? String(sid) : undefined;
+    if (sid !== undefined && session === undefined) wrong.push('"session_id" must be a string or a number');
+    const laterTurn = session !== undefined && sessionStart.has(session);
+    const ts = o['timestamp'] ?? (laterTurn ? sessionStart.get(session as string) : undefined);
+    if (typeof ts !== 'number' || !Number.isFinite(ts) || ts < 0) wrong.push(session !== undefined ? '"timestamp" (ms) must be a number ≥ 0 on the first row of a session' : '"timestamp" (ms) must be a number ≥ 0');
+    const delay = o['delay'];
+    if (delay !== undefined && !(typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)) wrong.push('"delay" (ms after the previous reply) must be a number ≥ 0');
     if (!count(o['input_length'])) wrong.push('"input_length" must be a whole number ≥ 1');
     if (!count(o['output_length'])) wrong.push('"output_length" must be a whole number ≥ 1');
     const h = o['hash_ids'];
@@ -80,11 +95,14 @@ function readJsonlTrace(text: string, problems: Problems): Raw[] {
       problems.add(line, wrong.join('; '));
       continue;
     }
+    if (session !== undefined && !laterTurn) sessionStart.set(session, ts as number);
     rows.push({
       t: ts as number,
       inputTokens: o['input_length'] as number,
       outputTokens: o['output_length'] as number,
       ...(Array.isArray(h) ? { hashIds: h as number[] } : {}),
+      ...(session !== undefined ? { session } : {}),
+      ...(typeof delay === 'number' ? { delayMs: delay } : {}),
       line,
     });
   }
