@@ -155,7 +155,8 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
       const rate = spanMs > 0 ? ((n - 1) * 1000) / spanMs : n;
       return {
         kind: 'open',
-        label: `replay of ${n} requests`,
+        // A session trace replays conversations: n sessions, each of several requests.
+        label: `replay of ${n} ${'turn' in workload ? 'sessions' : 'requests'}`,
         limits: { ...limits, maxRequests: n },
         workload,
         rate,
