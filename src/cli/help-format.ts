@@ -17,6 +17,8 @@ export const GROUP = {
   timeouts: 'Timeouts:',
   metadata: 'Metadata:',
   simulator: 'Simulator:',
+  /** `sim`'s engine features: prefix caching, reasoning, speculative decoding. */
+  simFeatures: 'Engine features:',
   /** `run`'s flags for the simulated engine it starts when there is no --target. */
   embedded: 'Simulator (without --target):',
   calibration: 'Calibration:',

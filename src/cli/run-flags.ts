@@ -153,6 +153,10 @@ export function simFlags(): Option[] {
     opt(simulator, '--model-time-scale <x>', 'multiply all model time (1.3 = 30% slower; 0 = infinitely fast); also --time-scale', { shown: '1' }),
     // Its old name, kept working: `inferbench sim --time-scale 1.3` is in scripts and docs.
     new Option('--time-scale <x>').hideHelp(),
+    opt(GROUP.simFeatures, '--reasoning-tokens <dist>', "reasoning tokens before each answer, in the engine's reasoning field (512, uniform:100,800, …)"),
+    opt(GROUP.simFeatures, '--spec-decode <k:accept>', 'speculative decoding: K drafts per step at this acceptance rate (e.g. 4:0.7)'),
+    opt(GROUP.simFeatures, '--no-prefix-caching', 'turn off the prefix cache (on in vllm and sglang, as in the real engines)'),
+    opt(GROUP.simFeatures, '--enable-prompt-tokens-details', 'usage reports prompt_tokens_details.cached_tokens (OpenAI routes)'),
     opt(server, '--host <addr>', 'loopback address to bind', { value: '127.0.0.1' }),
     opt(server, '--port <n>', 'port (0 = any free port)', { value: '8000' }),
     opt(faults, '--faults <spec>', 'inject faults, e.g. 429:0.05,reset:0.02 (kinds: 429, 500, 503, reset, stall, malformed, truncate, slow-first-byte; docs/simulator.md)'),

@@ -5,6 +5,8 @@ import { resolveSimEngine } from '../sim/create.js';
 import { kvCapacityWarning } from '../sim/limits.js';
 import { startSimServer } from '../sim/server/index.js';
 import { DEFAULT_SIM } from './defaults.js';
+import { parseLengthDist } from '../workload/lengths.js';
+import { parseSpecDecode } from '../sim/engine/spec-decode.js';
 
 export interface SimFlags {
   engine: string;
@@ -21,6 +23,11 @@ export interface SimFlags {
   timeScale?: string;
   maxNumSeqs?: string;
   catalog?: string[];
+  /** Commander's negation of --no-prefix-caching: false when given. */
+  prefixCaching?: boolean;
+  enablePromptTokensDetails?: boolean;
+  reasoningTokens?: string;
+  specDecode?: string;
 }
 
 /** `--model-time-scale X`, or its old name `--time-scale X` (kept: scripts and docs use it). */
@@ -60,13 +67,17 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
     ...(flags.faults ? { faults: flags.faults } : {}),
     ...(timeScale !== undefined ? { modelTimeScale: timeScale } : {}),
     ...(maxNumSeqs !== undefined ? { maxNumSeqs } : {}),
+    ...(flags.prefixCaching === false ? { prefixCaching: false } : {}),
+    ...(flags.enablePromptTokensDetails ? { promptTokensDetails: true } : {}),
+    ...(flags.reasoningTokens !== undefined ? { reasoningTokens: parseLengthDist(flags.reasoningTokens, '--reasoning-tokens') } : {}),
+    ...(flags.specDecode !== undefined ? { specDecode: parseSpecDecode(flags.specDecode) } : {}),
   });
   const d = server.description;
   const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, maxNumSeqs: d.maxNumSeqs }));
   if (warning) io.stderr.write(`${warning}\n`);
   io.stdout.write(
     `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +
-      `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens, max ${d.maxNumSeqs} sequences; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
+      `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens, max ${d.maxNumSeqs} sequences${d.prefixCaching ? ', prefix caching' : ''}; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
       `  press Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {

@@ -124,7 +124,8 @@ const DEFAULTS: Record<'sweep' | 'grid', readonly string[]> = {
 export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageSummary[]): string[] {
   const out = [...DEFAULTS[layout]];
   if (stages.some((s) => s.sloAttainment)) out.push('slo');
-  if (stages.some((s) => s.prefixCacheHitRate !== undefined)) out.push('cache');
+  // A server that reports its cache but served nothing from it (unique prompts) adds a column of zeros: shown on demand only.
+  if (stages.some((s) => (s.prefixCacheHitRate ?? 0) > 0)) out.push('cache');
   if (stages.some((s) => s.server)) out.push('server');
   return out;
 }

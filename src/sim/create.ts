@@ -10,6 +10,7 @@ import { StepCostModel } from './cost/step-cost.js';
 import type { SimDriver } from './des/driver.js';
 import { Engine, type EngineConfig } from './engine/engine.js';
 import { type EngineProfile, findEngineProfile } from './engine/profiles.js';
+import type { SpecDecode } from './engine/spec-decode.js';
 import { type Admission, admitRequest } from './wire/length-errors.js';
 
 export interface SimEngineOptions {
@@ -35,6 +36,10 @@ export interface SimEngineOptions {
   calibration?: Calibration;
   /** Datasheet peaks, no efficiencies or host overheads (what-if: how optimistic is a roofline?). */
   pureRoofline?: boolean;
+  /** false turns off the prefix cache of engines that have one (vLLM V1, SGLang); undefined = the engine's default. */
+  prefixCaching?: boolean;
+  /** Speculative decoding: K draft tokens per decode step with this acceptance rate. */
+  specDecode?: SpecDecode;
 }
 
 /** Run metadata for manifests and /v1/models. */
@@ -55,6 +60,8 @@ export interface SimEngineDescription {
   /** Engine time constants fitted on seed data (false: priors). */
   calibrated: boolean;
   apiOverheadMs: number;
+  /** Prompt blocks are shared through a prefix cache (the engine has one and it was not turned off). */
+  prefixCaching: boolean;
 }
 
 export interface ResolvedSimEngine {
@@ -124,13 +131,15 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   const config: EngineConfig = {
     profile, cost, modelName: rm.name, maxModelLen, kvBlocks: mem.kvBlocks, maxNumSeqs, maxNumBatchedTokens,
     ingestMs: tApi * profile.ingestShare, egressMs: tApi * (1 - profile.ingestShare), timeScale: scale,
-    noiseSigma: opts.noise ?? 0, seed: opts.seed ?? 1,
+    noiseSigma: opts.noise ?? 0, seed: opts.seed ?? 1, prefixCaching: profile.prefixCaching && opts.prefixCaching !== false,
+    ...(opts.specDecode ? { specDecode: opts.specDecode } : {}),
   };
   const description: SimEngineDescription = {
     engine: profile.id, engineLabel: profile.label, model: rm.name, gpu: hw.name, gpus: tp, quant, kvCacheDtype, maxModelLen,
     kvBlocks: mem.kvBlocks, kvTokens: mem.kvTokens, maxNumSeqs, maxNumBatchedTokens,
     weightsGiBPerGpu: Math.round(mem.weightsGiBPerGpu * 100) / 100,
     calibrated: profile.calibrated && cal.fitted.includes(profile.calKey), apiOverheadMs: tApi,
+    prefixCaching: config.prefixCaching === true,
   };
   const admit = (promptTokens: number, maxTokens: number): Admission => admitRequest(profile.wire, maxModelLen, promptTokens, maxTokens);
   return { description, profile, model: rm.spec, hardware: hw, config, admit };

@@ -17,16 +17,23 @@ export interface SimRequestSpec {
    * model: the front picks it, seeded, so TGI/Ollama-style unforced lengths vary like real ones).
    */
   naturalTokens?: number;
+  /**
+   * Chained hashes of the prompt's full 16-token blocks (wire/prompt-hash.ts), for engines with a prefix cache:
+   * leading blocks another request computed are shared and not prefilled again.
+   */
+  blockHashes?: readonly number[];
 }
 
 /** Per-request callbacks, invoked on the driver's clock at the moment the event happens. */
 export interface SimRequestListener {
-  /** The request was admitted to a batch (prefill starts). */
-  onPrefillStart?(atMs: number): void;
+  /** The request was admitted to a batch (prefill starts); `cachedTokens` of its prompt came from the prefix cache. */
+  onPrefillStart?(atMs: number, cachedTokens: number): void;
   /** Prefill finished (the first token is produced by the same step). */
   onPrefillEnd?(atMs: number): void;
   /** Token `index` (0-based) was produced at `atMs`. Called once per token, in order. */
   onToken(index: number, atMs: number): void;
+  /** Tokens `from`..`from + count − 1` of one speculative step, produced together (else onToken is called for each). */
+  onTokens?(from: number, count: number, atMs: number): void;
   /** The request left the engine. `length` = hit maxTokens, `stop` = natural end, `abort` = cancelled. */
   onFinish(reason: 'length' | 'stop' | 'abort', atMs: number): void;
   /** The request was preempted (KV exhausted) and will be recomputed. */
@@ -51,6 +58,14 @@ export interface SimEngineStats {
   generationTokensTotal: number;
   requestsFinishedTotal: number;
   stepsTotal: number;
+  /** Prompt tokens looked up in the prefix cache (vLLM's prefix_cache_queries) and found there (hits); 0 without one. */
+  prefixCacheQueryTokensTotal: number;
+  prefixCacheHitTokensTotal: number;
+  /** Hit rate of the last 32 admissions (SGLang's cache_hit_rate gauge follows recent batches). */
+  prefixCacheRecentHitRate: number;
+  /** Speculative decoding: draft tokens proposed and accepted (vLLM's spec_decode counters); 0 without it. */
+  specDraftTokensTotal: number;
+  specAcceptedTokensTotal: number;
 }
 
 export interface SimEngine {

@@ -8,6 +8,14 @@ import { type ResolvedSimEngine, type SimEngineDescription, type SimEngineOption
 import { VirtualDriver } from './des/virtual-driver.js';
 import { Engine, SimRejectedError } from './engine/engine.js';
 import type { SimEngineStats } from './types.js';
+import type { WorkItem } from '../workload/types.js';
+import { blockHashes, chatTokenIds, completionTokenIds } from './wire/prompt-hash.js';
+
+/** Prompt block hashes of an item with text, as the HTTP sim would compute them (prefix caching). */
+function itemBlockHashes(item: WorkItem): { blockHashes?: number[] } {
+  const ids = item.messages && item.messages.length > 0 ? chatTokenIds(item.messages) : item.prompt ? completionTokenIds(item.prompt) : undefined;
+  return ids ? { blockHashes: blockHashes(ids) } : {};
+}
 
 export interface VirtualRunnerOptions {
   /** Seeds arrivals and engine noise. */
@@ -71,6 +79,8 @@ export function runVirtualStage(
   const cap = (): number => window.inFlightCap();
   // Run-wide ids pick the workload items, as in real runs (trace replays walk the trace in order).
   const itemBase = replay ? 0 : firstRequestId;
+  // Hashing costs a tokenization per request: only for workloads that share prefixes on purpose.
+  const hashPrompts = resolved.config.prefixCaching === true && spec.workload.sharesPrefixes === true;
   const records: RequestRecord[] = [];
   const queue: Pending[] = [];
   const live = new Map<number, { cancel(): void }>();
@@ -125,7 +135,7 @@ export function runVirtualStage(
     };
     try {
       const h = engine.submit(
-        { promptTokens: item.promptTokens, maxTokens: item.outputTokens, ignoreEos: true },
+        { promptTokens: item.promptTokens, maxTokens: item.outputTokens, ignoreEos: true, ...(hashPrompts ? itemBlockHashes(item) : {}) },
         {
           onToken(i, at) {
             if (i === 0) {

@@ -17,7 +17,7 @@ let url = '';
 
 function startSim(): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim', '--port', '0', '--time-scale', '1.3'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim', '--port', '0', '--time-scale', '1.3', '--no-prefix-caching'], {
       cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
     });
     sim = child;

@@ -17,6 +17,8 @@ export interface BatchSummary {
   prefillTokens: number[];
   /** Sequences whose logits are computed (decodes + prefills that finish their prompt). */
   emittingSeqs: number;
+  /** Speculative decoding: draft tokens verified with each decode (K; absent or 0 = one token per decode). */
+  specK?: number;
 }
 
 export interface StepCostBreakdown {
@@ -128,7 +130,9 @@ export class StepCostModel {
   }
 
   private compute(b: BatchSummary, out: StepCostBreakdown | null): number {
-    let T = b.decodeSeqs;
+    // A speculative decode verifies its K drafts with its own token: K + 1 query tokens per sequence.
+    const q = 1 + (b.specK ?? 0);
+    let T = b.decodeSeqs * q;
     for (let i = 0; i < b.prefillCount; i++) T += b.prefillTokens[i] ?? 0;
     const nSeqs = b.decodeSeqs + b.prefillCount;
     if (T === 0) return this.c0;
@@ -139,7 +143,7 @@ export class StepCostModel {
     }
     let att = 0;
     if (b.decodeSeqs > 0) {
-      att += soft(b.decodeCtxSum * this.attFlopPerCtx, b.decodeCtxSum * this.attMemPerCtxDecode) + TAU_A;
+      att += soft(q * b.decodeCtxSum * this.attFlopPerCtx, b.decodeCtxSum * this.attMemPerCtxDecode) + TAU_A;
     }
     for (let i = 0; i < b.prefillCount; i++) {
       const p = b.prefillTokens[i] ?? 0;
@@ -149,7 +153,7 @@ export class StepCostModel {
     const elem = T * this.elemPerToken + 6 * TAU_K;
     const layer = Math.max(lin + att + elem, this.eagerFloor);
     const comm = this.arAlpha + T * this.arPerToken;
-    const head = b.emittingSeqs > 0 ? soft(b.emittingSeqs * this.headFlop, this.headMem) : 0;
+    const head = b.emittingSeqs > 0 ? soft((b.emittingSeqs + b.decodeSeqs * (q - 1)) * this.headFlop, this.headMem) : 0;
     const gpu = this.layers * (layer + comm) + head;
     const host = this.c0 + this.cSeq * nSeqs;
     const total = this.overlap ? Math.max(gpu, host) + 0.1 * Math.min(gpu, host) : gpu + host;

@@ -7,6 +7,7 @@ import type { Admission } from '../wire/length-errors.js';
 import type { EngineProfile } from './profiles.js';
 import { type ScheduledBatch, Scheduler } from './scheduler.js';
 import { Deque, type Seq } from './seq.js';
+import { continuationProbability, drawAccepted, type SpecDecode } from './spec-decode.js';
 
 export interface EngineConfig {
   profile: EngineProfile;
@@ -24,6 +25,10 @@ export interface EngineConfig {
   timeScale: number;
   /** Lognormal σ of per-step jitter (0 = deterministic). */
   noiseSigma: number;
+  /** Share full prompt blocks between requests by hash (vLLM automatic prefix caching, SGLang radix cache). */
+  prefixCaching?: boolean;
+  /** Speculative decoding (K drafts per decode step, acceptance rate); absent = one token per step. */
+  specDecode?: SpecDecode;
   seed: number;
   /**
    * The HTTP front's length rules, for callers that submit without one (predict): a request it rejects
@@ -56,11 +61,13 @@ export class Engine implements SimEngine {
   private readonly blocks: BlockManager;
   private readonly scheduler: Scheduler;
   private readonly rng: Rng;
+  private readonly specRng: Rng;
+  private readonly specQ: number;
   private busy = false;
   private nextId = 1;
   private st = {
     preemptionsTotal: 0, promptTokensTotal: 0, generationTokensTotal: 0, requestsFinishedTotal: 0, stepsTotal: 0,
-    busyMs: 0,
+    busyMs: 0, specDraftTokensTotal: 0, specAcceptedTokensTotal: 0,
   };
 
   constructor(cfg: EngineConfig, driver: SimDriver) {
@@ -68,12 +75,15 @@ export class Engine implements SimEngine {
     this.driver = driver;
     this.maxModelLen = cfg.maxModelLen;
     this.modelName = cfg.modelName;
-    this.blocks = new BlockManager(cfg.kvBlocks, cfg.profile.watermark);
+    this.blocks = new BlockManager(cfg.kvBlocks, cfg.profile.watermark, cfg.prefixCaching === true);
     this.scheduler = new Scheduler(
-      cfg.profile, { maxNumSeqs: cfg.maxNumSeqs, maxNumBatchedTokens: cfg.maxNumBatchedTokens },
+      cfg.profile, { maxNumSeqs: cfg.maxNumSeqs, maxNumBatchedTokens: cfg.maxNumBatchedTokens, ...(cfg.specDecode ? { specK: cfg.specDecode.k } : {}) },
       this.waiting, this.running, this.blocks,
     );
     this.rng = new Rng(cfg.seed);
+    // Its own stream, so that turning speculative decoding on leaves the noise draws as they were.
+    this.specRng = new Rng(cfg.seed ^ 0x5bd1e995);
+    this.specQ = cfg.specDecode ? continuationProbability(cfg.specDecode) : 0;
   }
 
   submit(spec: SimRequestSpec, listener: SimRequestListener): SimRequestHandle {
@@ -104,7 +114,8 @@ export class Engine implements SimEngine {
     }
     const seq: Seq = {
       id: this.nextId++, prompt, target, finishReason: reason, generated: 0, computed: 0, blocks: 0, state: 0,
-      prefillStarted: false, prefillDone: false, preemptions: 0, listener,
+      prefillStarted: false, prefillDone: false, preemptions: 0, listener, sharedHashes: [], cachedTokens: 0,
+      ...(this.blocks.prefixCaching && spec.blockHashes ? { blockHashes: spec.blockHashes } : {}),
     };
     const ingest = this.cfg.ingestMs * this.cfg.timeScale;
     if (ingest > 0) this.driver.schedule(this.driver.now() + ingest, () => this.enqueue(seq));
@@ -123,6 +134,11 @@ export class Engine implements SimEngine {
       generationTokensTotal: this.st.generationTokensTotal,
       requestsFinishedTotal: this.st.requestsFinishedTotal,
       stepsTotal: this.st.stepsTotal,
+      prefixCacheQueryTokensTotal: this.blocks.queryTokensTotal,
+      prefixCacheHitTokensTotal: this.blocks.hitTokensTotal,
+      prefixCacheRecentHitRate: this.blocks.recentHitRate,
+      specDraftTokensTotal: this.st.specDraftTokensTotal,
+      specAcceptedTokensTotal: this.st.specAcceptedTokensTotal,
     };
   }
 
@@ -175,7 +191,7 @@ export class Engine implements SimEngine {
       if (!s.prefillStarted) {
         s.prefillStarted = true;
         this.st.promptTokensTotal += s.prompt;
-        s.listener.onPrefillStart?.(now);
+        s.listener.onPrefillStart?.(now, s.cachedTokens);
       }
     }
     let dt = this.cfg.cost.stepMs(batch.summary);
@@ -198,22 +214,36 @@ export class Engine implements SimEngine {
     const emitAt = now + this.cfg.egressMs * this.cfg.timeScale;
     const emitted: Seq[] = [];
     const indexes: number[] = [];
+    const counts: number[] = [];
     let finishedAny = false;
     for (let i = 0; i < b.seqs.length; i++) {
       const s = b.seqs[i] as Seq;
       // Cancelled meanwhile (preemption happens only between steps). A prompt-first chunked prefill
       // (SGLang) keeps its request at the head of the waiting queue (state 1) until the last chunk.
       if (s.state === 3) continue;
+      const spec = this.cfg.specDecode !== undefined && s.prefillDone && b.tokens[i] === 1;
       s.computed += b.tokens[i] as number;
+      if (s.blockHashes) this.blocks.register(s);
       if (s.computed < s.prompt + s.generated) continue; // partial prefill chunk
       if (!s.prefillDone) {
         s.prefillDone = true;
         s.listener.onPrefillEnd?.(now);
       }
+      // A speculative decode emits its own token plus the drafts accepted (never past the request's end).
+      let count = 1;
+      if (spec) {
+        const k = this.cfg.specDecode?.k ?? 0;
+        const accepted = drawAccepted(k, this.specQ, this.specRng);
+        this.st.specDraftTokensTotal += k;
+        this.st.specAcceptedTokensTotal += accepted;
+        count = Math.min(1 + accepted, s.target - s.generated);
+        s.computed += count - 1;
+      }
       emitted.push(s);
       indexes.push(s.generated);
-      s.generated++;
-      this.st.generationTokensTotal++;
+      counts.push(count);
+      s.generated += count;
+      this.st.generationTokensTotal += count;
       if (s.generated >= s.target) {
         s.state = 3;
         this.blocks.release(s);
@@ -227,21 +257,24 @@ export class Engine implements SimEngine {
       this.running.length = w;
     }
     if (emitted.length > 0) {
-      if (emitAt > now) this.driver.schedule(emitAt, () => this.emit(emitted, indexes, emitAt));
-      else this.emit(emitted, indexes, now);
+      if (emitAt > now) this.driver.schedule(emitAt, () => this.emit(emitted, indexes, counts, emitAt));
+      else this.emit(emitted, indexes, counts, now);
     }
     this.busy = false;
     this.kick();
   }
 
-  private emit(seqs: Seq[], indexes: number[], at: number): void {
+  private emit(seqs: Seq[], indexes: number[], counts: number[], at: number): void {
     for (let i = 0; i < seqs.length; i++) {
       const s = seqs[i] as Seq;
       const idx = indexes[i] as number;
+      const n = counts[i] as number;
       // A cancelled request stops streaming (a finished one has generated === target).
       if (s.state === 3 && s.generated < s.target) continue;
-      s.listener.onToken(idx, at);
-      if (idx === s.target - 1) s.listener.onFinish(s.finishReason, at);
+      // Tokens of one speculative step leave together (one frame where the listener can write one).
+      if (n > 1 && s.listener.onTokens) s.listener.onTokens(idx, n, at);
+      else for (let j = 0; j < n; j++) s.listener.onToken(idx + j, at);
+      if (idx + n - 1 === s.target - 1) s.listener.onFinish(s.finishReason, at);
     }
   }
 

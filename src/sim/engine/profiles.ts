@@ -60,13 +60,18 @@ export interface EngineProfile {
    * `gpuMemoryUtilization`, when given, then sets this fraction.
    */
   kvFreeFraction?: number;
+  /**
+   * Automatic prefix caching is on by default (vLLM V1's enable_prefix_caching, SGLang's radix cache): full
+   * 16-token prompt blocks are shared by hash. `--no-prefix-caching` turns it off.
+   */
+  prefixCaching: boolean;
 }
 
 const bigGpu = (hw: HardwareSpec): boolean => hw.memGiB >= 70 && !hw.name.startsWith('A100');
 
 const base = {
   chunkedPrefill: false, padPrompts: false, maxPaddings: Infinity, reserveFullOutput: false, reserveSegment: Infinity,
-  contextFromKv: false, watermark: 0.01,
+  contextFromKv: false, watermark: 0.01, prefixCaching: false,
   pagedAttnBw: 1, gqaGamma: 0, overlapHost: false, ingestShare: 0.5, quantFamily: 'modern' as const,
 };
 
@@ -98,6 +103,7 @@ export const ENGINE_PROFILES: EngineProfile[] = [
     ...base, id: 'vllm-v1', name: 'vllm', wire: 'vllm', label: 'vLLM V1 (token budget, chunked prefill)', aliases: ['vllm', 'vllm-latest', 'vllm-0.8', 'vllm-0.10'],
     policy: 'mixed', maxNumSeqs: (hw) => (bigGpu(hw) ? 1024 : 256),
     maxNumBatchedTokens: (_len, hw) => (bigGpu(hw) ? 8192 : 2048), overlapHost: true, calKey: 'vllm-v1', calibrated: false,
+    prefixCaching: true,
   },
   {
     ...base, id: 'vllm-0.2', name: 'vllm-legacy', wire: 'vllm-legacy', label: 'vLLM 0.2.x (prompt-first, padded, eager)', aliases: ['vllm-legacy', 'vllm-0.2.x', 'vllm-v0.2', 'vllm-0.1'],
@@ -123,7 +129,7 @@ export const ENGINE_PROFILES: EngineProfile[] = [
   {
     ...base, id: 'sglang', name: 'sglang', wire: 'sglang', label: 'SGLang (prefill-first, chunked prefill)', aliases: ['sgl'],
     policy: 'prompt-first', chunkedPrefill: true, maxNumSeqs: () => 1024, maxNumBatchedTokens: sglangChunkedPrefillSize,
-    calKey: 'sglang', calibrated: true,
+    calKey: 'sglang', calibrated: true, prefixCaching: true,
   },
   {
     ...base, id: 'lmdeploy', name: 'lmdeploy', wire: 'lmdeploy', label: 'lmdeploy TurboMind (mixed batches)', aliases: ['turbomind'],

@@ -1,3 +1,4 @@
+import { BLOCK_TOKENS } from '../cost/memory.js';
 import type { BatchSummary } from '../cost/step-cost.js';
 import type { BlockManager } from './block-manager.js';
 import type { EngineProfile } from './profiles.js';
@@ -6,6 +7,8 @@ import { type Deque, type Seq, pendingTokens } from './seq.js';
 export interface SchedulerLimits {
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
+  /** Speculative decoding's K: a decode reserves KV for its drafts too (vLLM's lookahead slots). */
+  specK?: number;
 }
 
 /** One step's work. `tokens[i]` new tokens are computed for `seqs[i]`. */
@@ -48,7 +51,8 @@ export class Scheduler {
    * up front, segment by segment (TGI 3: 1024 tokens), so a reservation only grows at a segment boundary.
    */
   private kvTokensAfter(s: Seq, tokens: number): number {
-    if (!this.profile.reserveFullOutput) return s.computed + tokens;
+    const lookahead = s.prefillDone && tokens === 1 ? (this.limits.specK ?? 0) : 0;
+    if (!this.profile.reserveFullOutput) return s.computed + tokens + lookahead;
     const seg = this.profile.reserveSegment;
     const reserved = seg === Infinity ? s.target : Math.min(s.target, (Math.floor(s.generated / seg) + 1) * seg);
     return s.prompt + reserved;
@@ -68,7 +72,9 @@ export class Scheduler {
     for (;;) {
       const s = this.waiting.peek();
       if (!s) break;
-      const need = pendingTokens(s);
+      const hit = this.blocks.lookup(s);
+      const cached = hit.blocks * BLOCK_TOKENS;
+      const need = pendingTokens(s) - cached;
       if (!this.fitsEver(s) || (!this.profile.chunkedPrefill && need > budget)) {
         this.waiting.shift();
         b.rejected.push(s);
@@ -85,8 +91,9 @@ export class Scheduler {
       } else if (sum + need > budget) {
         break;
       }
-      const extra = this.blocks.extraFor(s, this.kvTokensAfter(s, tokens));
-      if (!this.blocks.canAdmit(extra)) break;
+      const extra = this.blocks.extraFor(s, this.kvTokensAfter(s, tokens) + cached) - hit.blocks;
+      if (!this.blocks.canAdmit(extra + hit.idle)) break;
+      this.blocks.commit(s, hit);
       this.blocks.allocate(s, extra);
       this.addChunk(b, s, tokens);
       sum += tokens;
@@ -156,9 +163,12 @@ export class Scheduler {
         b.rejected.push(s);
         continue;
       }
-      const tokens = Math.min(pendingTokens(s), budget);
-      const extra = this.blocks.extraFor(s, this.kvTokensAfter(s, tokens));
-      if (!this.blocks.canAdmit(extra)) break;
+      const hit = this.blocks.lookup(s);
+      const cached = hit.blocks * BLOCK_TOKENS;
+      const tokens = Math.min(pendingTokens(s) - cached, budget);
+      const extra = this.blocks.extraFor(s, this.kvTokensAfter(s, tokens) + cached) - hit.blocks;
+      if (!this.blocks.canAdmit(extra + hit.idle)) break;
+      this.blocks.commit(s, hit);
       this.blocks.allocate(s, extra);
       this.waiting.shift();
       s.state = 2;
@@ -183,6 +193,7 @@ export class Scheduler {
     b.summary.decodeSeqs++;
     b.summary.decodeCtxSum += s.computed + 1;
     b.summary.emittingSeqs++;
+    if (this.limits.specK) b.summary.specK = this.limits.specK;
   }
 
   private addChunk(b: ScheduledBatch, s: Seq, tokens: number): void {

@@ -18,6 +18,12 @@ export interface Seq {
   prefillDone: boolean;
   preemptions: number;
   listener: SimRequestListener;
+  /** Chained hashes of the prompt's full 16-token blocks (prefix caching); undefined = never shared. */
+  blockHashes?: readonly number[];
+  /** Hashes of the leading blocks this sequence holds in the prefix cache (shared, reference counted). */
+  sharedHashes: number[];
+  /** Prompt tokens found in the prefix cache at the last admission. */
+  cachedTokens: number;
 }
 
 /** Tokens the engine must (re)compute before this sequence can emit its next token. */

@@ -23,6 +23,8 @@ export interface ActiveRequestDeps {
   /** Token count and finish reason the engine will produce (same rule as the engine). */
   expectedTokens: number;
   expectedReason: FinishReason;
+  /** The engine has a prefix cache: ground truth records each request's cached tokens. */
+  prefixCaching?: boolean;
   onDone(): void;
 }
 
@@ -67,9 +69,11 @@ export class ActiveRequest implements SimRequestListener {
     if (this.stream && !this.ended && this.gatedUntil === 0) this.sendHead();
   }
 
-  onPrefillStart(atMs: number): void {
+  onPrefillStart(atMs: number, cachedTokens = 0): void {
     this.rec.prefillStartMs = atMs;
     this.t.prefillStartMs = atMs;
+    this.t.cachedTokens = cachedTokens;
+    if (this.d.prefixCaching) this.rec.cachedTokens = cachedTokens;
   }
 
   onPrefillEnd(atMs: number): void {
@@ -100,6 +104,26 @@ export class ActiveRequest implements SimRequestListener {
     this.t.nowMs = atMs;
     const frame = prefix + this.enc.token(index, final ? this.d.expectedReason : null, this.t);
     this.emit(frame, index, index + 1, final);
+    if (final) this.finish(this.d.expectedReason, atMs);
+  }
+
+  /** Several tokens of one speculative step: one frame where the encoder writes multi-token events. */
+  onTokens(from: number, count: number, atMs: number): void {
+    const to = from + count;
+    const faultHere = this.faultAt >= from && this.faultAt < to;
+    if (this.ended || !this.stream || !this.enc.tokens || faultHere || this.gatedUntil > 0) {
+      for (let i = from; i < to; i++) this.onToken(i, atMs);
+      return;
+    }
+    for (let i = from; i < to; i++) {
+      this.rec.plannedMs[i] = atMs;
+      this.rec.writtenMs[i] = Number.NaN;
+    }
+    this.count = to;
+    this.t.firstTokenMs ??= atMs;
+    this.t.nowMs = atMs;
+    const final = to === this.d.expectedTokens;
+    this.emit(this.enc.tokens(from, count, final ? this.d.expectedReason : null, this.t), from, to, final);
     if (final) this.finish(this.d.expectedReason, atMs);
   }
 

@@ -8,12 +8,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { configError } from '../../core/errors.js';
 import { Rng } from '../../core/rng.js';
+import { type LengthDist, sampleLength } from '../../workload/lengths.js';
 import { createSimEngine, describeSimEngine, type SimEngineDescription } from '../create.js';
 import { RealTimeDriver, type PacingStats } from '../des/real-time-driver.js';
 import { SimRejectedError } from '../engine/engine.js';
 import { findEngineProfile } from '../engine/profiles.js';
+import type { SpecDecode } from '../engine/spec-decode.js';
 import type { SimEngine } from '../types.js';
 import { wireFor } from '../wire/index.js';
+import { blockHashes, promptTokenIds } from '../wire/prompt-hash.js';
 import type { EngineWire, FinishReason, GenIdentity, GenPlan, HttpReply, LiveStats, Route, WireContext } from '../wire/types.js';
 import { ActiveRequest } from './active-request.js';
 import { decideFault, NO_FAULTS, parseFaultSpec, type FaultSpec } from './faults.js';
@@ -41,6 +44,14 @@ export interface SimServerOptions {
   /** Override the engine's batch limit (e.g. to put 1,000 streams in one batch). */
   maxNumSeqs?: number;
   truthLimits?: TruthLimits;
+  /** Each request first generates this many reasoning tokens (in the engine's reasoning field), then its answer. */
+  reasoningTokens?: LengthDist;
+  /** Speculative decoding: K draft tokens per decode step with this acceptance rate. */
+  specDecode?: SpecDecode;
+  /** false turns off the prefix cache of engines that have one (vLLM V1, SGLang). */
+  prefixCaching?: boolean;
+  /** OpenAI-route usage reports prompt_tokens_details.cached_tokens (vLLM --enable-prompt-tokens-details). */
+  promptTokensDetails?: boolean;
 }
 
 export interface SimTruth {
@@ -90,11 +101,13 @@ function mix(seed: number, n: number, salt: number): number {
   return (Math.imul(n + 1, 0x9e3779b1) ^ Math.imul(seed | 0, 0x85ebca6b) ^ Math.imul(salt, 0xc2b2ae35)) >>> 0;
 }
 
-function identity(seed: number, seq: number): GenIdentity {
+function identity(seed: number, seq: number, reasoning: LengthDist | undefined): GenIdentity {
   const r = new Rng(mix(seed, seq, 7));
   let hex = '';
   for (let i = 0; i < 4; i++) hex += (Math.floor(r.next() * 4294967296) >>> 0).toString(16).padStart(8, '0');
-  return { seq, hex, offset: r.int(0, 255), createdSec: Math.floor(Date.now() / 1000) };
+  const id: GenIdentity = { seq, hex, offset: r.int(0, 255), createdSec: Math.floor(Date.now() / 1000) };
+  if (reasoning) id.reasoning = sampleLength(reasoning, new Rng(mix(seed, seq, 13)));
+  return id;
 }
 
 /** Seeded "model's own" output length for requests that do not force it: lognormal, median 192. */
@@ -132,14 +145,16 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? NO_FAULTS);
   const seed = options.seed ?? 1;
-  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs };
+  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs, ...(options.prefixCaching === false ? { prefixCaching: false } : {}), ...(options.specDecode ? { specDecode: options.specDecode } : {}) };
   const description = describeSimEngine(engineOpts);
   // After describeSimEngine, which reports an unknown engine together with any other bad option.
   const profile = findEngineProfile(options.engine);
   const driver = new RealTimeDriver({ speed: 1 });
   const engine = createSimEngine(engineOpts, driver);
   const wire: EngineWire = wireFor(profile.wire);
-  const ctx: WireContext = { engine: profile.wire, model: options.model, maxModelLen: engine.maxModelLen, gpu: options.gpu, gpus: options.gpus, quant: options.quant, startedAtSec: Math.floor(Date.now() / 1000) };
+  const ctx: WireContext = { engine: profile.wire, model: options.model, maxModelLen: engine.maxModelLen, gpu: options.gpu, gpus: options.gpus, quant: options.quant, startedAtSec: Math.floor(Date.now() / 1000),
+    prefixCaching: description.prefixCaching, promptTokensDetails: options.promptTokensDetails === true,
+    ...(options.specDecode ? { specDecode: { k: options.specDecode.k } } : {}) };
   const truth = new TruthStore(options.truthLimits ?? DEFAULT_TRUTH_LIMITS);
   const active = new Set<ActiveRequest>();
   let nextId = 1;
@@ -180,7 +195,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     return false;
   };
 
-  const generate = (req: IncomingMessage, res: ServerResponse, path: string, plan: GenPlan, id: GenIdentity, arrivalMs: number): void => {
+  const generate = (req: IncomingMessage, res: ServerResponse, path: string, plan: GenPlan, id: GenIdentity, arrivalMs: number, body: unknown): void => {
     const rid = { 'x-sim-request-id': String(id.seq) };
     const rec: TruthRecord = {
       id: id.seq, seq: 0, method: req.method ?? 'POST', path, stream: plan.stream, status: 200, promptTokens: plan.promptTokens, maxTokens: plan.maxTokens,
@@ -202,10 +217,12 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       truth.close(rec);
       return;
     }
-    const natural = naturalTokens(seed, id.seq);
+    // The model thinks first, then answers at its own length; max_tokens bounds both together.
+    const natural = (id.reasoning ?? 0) + naturalTokens(seed, id.seq);
     const expected = expectedOutput(plan, natural, engine.maxModelLen);
     const ar = new ActiveRequest({
       res, rec, plan, truth, headers: { ...wire.commonHeaders, ...rid }, fault, faults, expectedTokens: expected.tokens, expectedReason: expected.reason,
+      prefixCaching: description.prefixCaching,
       onDone: () => {
         active.delete(ar);
         if (rec.outcome !== 'completed') failedTotal++;
@@ -213,7 +230,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     });
     active.add(ar);
     try {
-      ar.handle = engine.submit({ promptTokens: plan.promptTokens, maxTokens: plan.maxTokens, ignoreEos: plan.ignoreEos, minTokens: plan.minTokens, naturalTokens: natural }, ar);
+      // The prefix cache works on the prompt's own tokens: what the sim's tokenizer makes of the text sent.
+      const ids = description.prefixCaching ? promptTokenIds(body) : undefined;
+      const hashes = ids ? { blockHashes: blockHashes(ids) } : {};
+      ar.handle = engine.submit({ promptTokens: plan.promptTokens, maxTokens: plan.maxTokens, ignoreEos: plan.ignoreEos, minTokens: plan.minTokens, naturalTokens: natural, ...hashes }, ar);
       ar.start();
     } catch (err) {
       if (!(err instanceof SimRejectedError)) throw err;
@@ -252,10 +272,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     const input = { method, path, params: hit.params, query: url.searchParams, body };
     if (hit.route.kind === 'static') return send(res, hit.route.handle(ctx, input, liveStats()));
     const arrivalMs = performance.now();
-    const id = identity(seed, nextId++);
+    const id = identity(seed, nextId++, options.reasoningTokens);
     requestsTotal++;
     const out = hit.route.handle(ctx, input, id);
-    if ('encoder' in out) return generate(req, res, path, out, id, arrivalMs);
+    if ('encoder' in out) return generate(req, res, path, out, id, arrivalMs, body);
     failedTotal++;
     const rec: TruthRecord = {
       id: id.seq, seq: 0, method, path, stream: false, status: out.status, promptTokens: 0, maxTokens: 0, ignoreEos: false, arrivalMs, prefillStartMs: null,

@@ -35,6 +35,8 @@ export interface TruthRecord {
   preemptions: number;
   fault: FaultKind | null;
   outcome: TruthOutcome | null;
+  /** Prompt tokens the prefix cache supplied (engines with one; absent otherwise). */
+  cachedTokens?: number;
 }
 
 export interface TruthLimits {

@@ -58,7 +58,7 @@ export function fillerIds(offset: number, n: number): number[] {
 }
 
 /** Characters counted per gpt-tokenizer call (a cut is searched from here on). */
-const SEGMENT_CHARS = 4096;
+export const SEGMENT_CHARS = 4096;
 
 const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x3000 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x1680 || c === 0x202f || c === 0x205f || c === 0x85 || c === 0xfeff;
 
@@ -69,7 +69,7 @@ const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c ===
  * another SEGMENT_CHARS without one (a single "word" that long, which only synthetic text has) the cut
  * is forced, which may move the count by a token per cut.
  */
-function safeCut(text: string, from: number): number {
+export function safeCut(text: string, from: number): number {
   const limit = Math.min(text.length, from + SEGMENT_CHARS);
   for (let p = from; p < limit; p++) {
     if (text.charCodeAt(p) === 32 && !isSpace(text.charCodeAt(p - 1))) return p;
@@ -154,4 +154,37 @@ export function tokenOut(offset: number, i: number, finish: string | null): stri
 /** Whole generated text of `count` tokens ending with `finish`. */
 export function outputText(offset: number, count: number, finish: string): string {
   return fillerText(offset, finish === 'stop' && count > 0 ? count - 1 : count);
+}
+
+/** Reasoning tokens come first; this many of `count` generated tokens (`reasoning` = the request's reasoning length). */
+export function reasoningCount(reasoning: number | undefined, count: number): number {
+  return Math.min(reasoning ?? 0, count);
+}
+
+/** Generated text split into the reasoning phase (first `reasoning` tokens) and the answer, as a reasoning parser splits it. */
+export function splitOutput(offset: number, reasoning: number | undefined, count: number, finish: string): { reasoning: string; answer: string } {
+  const r = reasoningCount(reasoning, count);
+  let answer = '';
+  const end = finish === 'stop' && count > 0 ? count - 1 : count;
+  for (let i = r; i < end; i++) answer += tokenText(offset, i);
+  return { reasoning: fillerText(offset, r), answer };
+}
+
+/**
+ * Token `i` for an engine without a reasoning parser: the reasoning phase stays in the text between
+ * `<think>` and `</think>` (each a token of its own, as in Qwen3 and DeepSeek-R1 vocabularies).
+ */
+export function inlineTokenOut(offset: number, reasoning: number | undefined, i: number, finish: string | null): string {
+  const r = reasoning ?? 0;
+  if (i >= r) return tokenOut(offset, i, finish);
+  if (i === 0) return r === 1 ? '<think></think>' : '<think>';
+  return i === r - 1 ? '</think>' : tokenText(offset, i);
+}
+
+/** Whole text of `count` tokens with the reasoning phase inline. */
+export function inlineOutputText(offset: number, reasoning: number | undefined, count: number, finish: string): string {
+  let s = '';
+  const end = finish === 'stop' && count > 0 ? count - 1 : count;
+  for (let i = 0; i < end; i++) s += inlineTokenOut(offset, reasoning, i, null);
+  return s;
 }

@@ -45,5 +45,18 @@ export function vllmMetricLines(ctx: WireContext, s: LiveStats, only?: ReadonlyS
     { name: 'vllm:generation_tokens_total', type: 'counter', help: 'Number of generation tokens processed.', value: s.generationTokensTotal, labels },
     { name: 'vllm:request_success_total', type: 'counter', help: 'Count of successfully processed requests.', value: s.requestsFinishedTotal, labels },
   ];
+  if (ctx.prefixCaching) {
+    all.push(
+      { name: 'vllm:prefix_cache_queries_total', type: 'counter', help: 'Prefix cache queries, in terms of number of queried tokens.', value: s.prefixCacheQueryTokensTotal, labels },
+      { name: 'vllm:prefix_cache_hits_total', type: 'counter', help: 'Prefix cache hits, in terms of number of cached tokens.', value: s.prefixCacheHitTokensTotal, labels },
+    );
+  }
+  if (ctx.specDecode) {
+    all.push(
+      { name: 'vllm:spec_decode_num_drafts_total', type: 'counter', help: 'Number of spec decoding drafts.', value: s.specDraftTokensTotal / ctx.specDecode.k, labels },
+      { name: 'vllm:spec_decode_num_draft_tokens_total', type: 'counter', help: 'Number of draft tokens.', value: s.specDraftTokensTotal, labels },
+      { name: 'vllm:spec_decode_num_accepted_tokens_total', type: 'counter', help: 'Number of accepted tokens.', value: s.specAcceptedTokensTotal, labels },
+    );
+  }
   return only ? all.filter((l) => only.has(l.name)) : all;
 }

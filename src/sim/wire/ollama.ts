@@ -6,7 +6,7 @@
  * /api/generate. OpenAI chat shim with system_fingerprint fp_ollama and role in every delta.
  */
 import { performance } from 'node:perf_hooks';
-import { countChat, countPrompt, fillerIds, outputText, tokenOut } from './filler.js';
+import { countChat, countPrompt, fillerIds, splitOutput, tokenOut, tokenText } from './filler.js';
 import { goString } from './json.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { ollamaOpenAiChat } from './ollama-openai.js';
@@ -46,20 +46,29 @@ function nanos(ms: number): number {
 
 function encoder(ctx: WireContext, id: GenIdentity, modelName: string, chat: boolean, p: number, context: number[] | undefined): GenEncoder {
   const m = goString(modelName);
-  const piece = (t: string): string => (chat ? `"message":{"role":"assistant","content":${goString(t)}}` : `"response":${goString(t)}`);
-  const final = (content: string, n: number, finish: FinishReason, t: GenTimings): string => {
+  // --reasoning-tokens: Ollama's thinking field (message.thinking on chat, thinking on generate) carries the reasoning phase.
+  const piece = (t: string, thinking?: string): string => {
+    const th = thinking ? `,"thinking":${goString(thinking)}` : '';
+    return chat ? `"message":{"role":"assistant","content":${goString(t)}${th}}` : `"response":${goString(t)}${th}`;
+  };
+  const tokenPiece = (i: number, finish: FinishReason | null): string =>
+    i < (id.reasoning ?? 0) ? piece('', tokenText(id.offset, i)) : piece(tokenOut(id.offset, i, finish));
+  const final = (content: string, n: number, finish: FinishReason, t: GenTimings, thinking?: string): string => {
     const pfStart = t.prefillStartMs ?? t.arrivalMs;
     const pfEnd = t.prefillEndMs ?? pfStart;
     const ctxIds = context ? `,"context":[${[...context, ...fillerIds(id.offset, n)].join(',')}]` : '';
-    return `{"model":${m},"created_at":"${rfc3339Nano(t.nowMs)}",${piece(content)},"done":true,"done_reason":"${finish === 'stop' ? 'stop' : 'length'}"${ctxIds},"total_duration":${nanos(t.nowMs - t.arrivalMs)},"load_duration":${nanos(Math.min(1, pfStart - t.arrivalMs))},"prompt_eval_count":${p},"prompt_eval_duration":${nanos(pfEnd - pfStart)},"eval_count":${n},"eval_duration":${nanos(t.nowMs - pfEnd)}}`;
+    return `{"model":${m},"created_at":"${rfc3339Nano(t.nowMs)}",${piece(content, thinking)},"done":true,"done_reason":"${finish === 'stop' ? 'stop' : 'length'}"${ctxIds},"total_duration":${nanos(t.nowMs - t.arrivalMs)},"load_duration":${nanos(Math.min(1, pfStart - t.arrivalMs))},"prompt_eval_count":${p},"prompt_eval_duration":${nanos(pfEnd - pfStart)},"eval_count":${n},"eval_duration":${nanos(t.nowMs - pfEnd)}}`;
   };
   return {
     delimiter: '\n',
     streamHeaders: () => ({ 'content-type': 'application/x-ndjson' }),
     token: (i, finish, t) =>
-      (finish === 'stop' ? '' : `{"model":${m},"created_at":"${rfc3339Nano(t.nowMs)}",${piece(tokenOut(id.offset, i, finish))},"done":false}\n`) + (finish ? final('', i + 1, finish, t) + '\n' : ''),
+      (finish === 'stop' ? '' : `{"model":${m},"created_at":"${rfc3339Nano(t.nowMs)}",${tokenPiece(i, finish)},"done":false}\n`) + (finish ? final('', i + 1, finish, t) + '\n' : ''),
     tail: (n, finish, t) => final('', n, finish, t) + '\n',
-    body: (n, finish, t) => json(200, final(outputText(id.offset, n, finish), n, finish, t), { 'content-type': 'application/json; charset=utf-8' }),
+    body: (n, finish, t) => {
+      const out = splitOutput(id.offset, id.reasoning, n, finish);
+      return json(200, final(out.answer, n, finish, t, out.reasoning || undefined), { 'content-type': 'application/json; charset=utf-8' });
+    },
   };
 }
 

@@ -1,9 +1,9 @@
 /** SGLang's OpenAI-compatible completions and chat routes (wire-formats.md §4.4–4.5). */
-import { outputText, tokenOut, tokenText } from './filler.js';
+import { inlineOutputText, inlineTokenOut, reasoningCount, splitOutput, tokenText } from './filler.js';
 import { SSE_DONE, readOpenAi, sse } from './openai-common.js';
 import { sglangLengthMessage } from './length-errors.js';
 import { resolveMax } from './request.js';
-import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type WireContext } from './types.js';
+import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type WireContext } from './types.js';
 
 export const SGLANG_EOS_ID = 128009;
 
@@ -20,44 +20,53 @@ function matched(finish: FinishReason | null): string {
   return finish === 'stop' ? String(SGLANG_EOS_ID) : 'null';
 }
 
-function usage(p: number, n: number, details: boolean): string {
-  return `{"prompt_tokens":${p},"total_tokens":${p + n},"completion_tokens":${n}${details ? ',"prompt_tokens_details":null' : ''},"reasoning_tokens":0}`;
+/** `cached` is set with --enable-cache-report: prompt_tokens_details then always carries cached_tokens. */
+function usage(p: number, n: number, details: boolean, cached?: number, reasoning = 0): string {
+  const d = cached !== undefined ? `,"prompt_tokens_details":{"cached_tokens":${cached}}` : details ? ',"prompt_tokens_details":null' : '';
+  return `{"prompt_tokens":${p},"total_tokens":${p + n},"completion_tokens":${n}${d},"reasoning_tokens":${reasoning}}`;
 }
 
-function completionEncoder(model: string, id: GenIdentity, p: number, includeUsage: boolean): GenEncoder {
+const cachedOf = (report: boolean, t: GenTimings): number | undefined => (report ? (t.cachedTokens ?? 0) : undefined);
+
+function completionEncoder(model: string, id: GenIdentity, p: number, includeUsage: boolean, report: boolean): GenEncoder {
   const head = `{"id":"cmpl-${id.hex}","object":"text_completion","created":${id.createdSec},"model":${JSON.stringify(model)},"choices":`;
   const chunk = (text: string, finish: FinishReason | null): string =>
     sse(`${head}[{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${finish ? `"${finish}"` : 'null'},"matched_stop":${matched(finish)}}],"usage":null}`);
-  const tail = (n: number): string => (includeUsage ? sse(`${head}[],"usage":${usage(p, n, false)}}`) : '') + SSE_DONE;
+  const tail = (n: number, t: GenTimings): string => (includeUsage ? sse(`${head}[],"usage":${usage(p, n, false, cachedOf(report, t))}}`) : '') + SSE_DONE;
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
-    token: (i, finish) => chunk(tokenOut(id.offset, i, finish), finish) + (finish ? tail(i + 1) : ''),
-    tail: (n, finish) => chunk('', finish) + tail(n),
-    body: (n, finish) =>
-      json(200, `${head}[{"index":0,"text":${JSON.stringify(outputText(id.offset, n, finish))},"logprobs":null,"finish_reason":"${finish}","matched_stop":${matched(finish)}}],"usage":${usage(p, n, true)},"metadata":null}`),
+    token: (i, finish, t) => chunk(inlineTokenOut(id.offset, id.reasoning, i, finish), finish) + (finish ? tail(i + 1, t) : ''),
+    tail: (n, finish, t) => chunk('', finish) + tail(n, t),
+    body: (n, finish, t) =>
+      json(200, `${head}[{"index":0,"text":${JSON.stringify(inlineOutputText(id.offset, id.reasoning, n, finish))},"logprobs":null,"finish_reason":"${finish}","matched_stop":${matched(finish)}}],"usage":${usage(p, n, true, cachedOf(report, t))},"metadata":null}`),
   };
 }
 
-function chatEncoder(model: string, id: GenIdentity, p: number, includeUsage: boolean): GenEncoder {
+function chatEncoder(model: string, id: GenIdentity, p: number, includeUsage: boolean, report: boolean): GenEncoder {
   const head = `{"id":"chatcmpl-${id.hex}","object":"chat.completion.chunk","created":${id.createdSec},"model":${JSON.stringify(model)},"choices":`;
   const role = sse(`${head}[{"index":0,"delta":{"reasoning_content":null,"role":"assistant","content":""},"logprobs":null,"finish_reason":null,"matched_stop":null}]}`);
   const content = (text: string): string => sse(`${head}[{"index":0,"delta":{"reasoning_content":null,"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null,"matched_stop":null}]}`);
-  const tail = (n: number, finish: FinishReason): string =>
+  // --reasoning-tokens: the reasoning parser's deltas come first (content null), the answer after.
+  const thought = (text: string): string => sse(`${head}[{"index":0,"delta":{"reasoning_content":${JSON.stringify(text)},"content":null},"logprobs":null,"finish_reason":null,"matched_stop":null}]}`);
+  const piece = (i: number): string => (i < (id.reasoning ?? 0) ? thought(tokenText(id.offset, i)) : content(tokenText(id.offset, i)));
+  const tail = (n: number, finish: FinishReason, t: GenTimings): string =>
     sse(`${head}[{"index":0,"delta":{"reasoning_content":null},"logprobs":null,"finish_reason":"${finish}","matched_stop":${matched(finish)}}]}`) +
-    (includeUsage ? sse(`${head}[],"usage":${usage(p, n, true)}}`) : '') +
+    (includeUsage ? sse(`${head}[],"usage":${usage(p, n, true, cachedOf(report, t), reasoningCount(id.reasoning, n))}}`) : '') +
     SSE_DONE;
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
     // the EOS token of a natural stop has no text, so no content chunk: only the finish chunk
-    token: (i, finish) => (i === 0 ? role : '') + (finish === 'stop' ? '' : content(tokenText(id.offset, i))) + (finish ? tail(i + 1, finish) : ''),
-    tail: (n, finish) => (n === 0 ? role : '') + tail(n, finish),
-    body: (n, finish) =>
-      json(
+    token: (i, finish, t) => (i === 0 ? role : '') + (finish === 'stop' ? '' : piece(i)) + (finish ? tail(i + 1, finish, t) : ''),
+    tail: (n, finish, t) => (n === 0 ? role : '') + tail(n, finish, t),
+    body: (n, finish, t) => {
+      const out = splitOutput(id.offset, id.reasoning, n, finish);
+      return json(
         200,
-        `{"id":"chatcmpl-${id.hex}","object":"chat.completion","created":${id.createdSec},"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(outputText(id.offset, n, finish))},"reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":"${finish}","matched_stop":${matched(finish)}}],"usage":${usage(p, n, true)},"metadata":null}`,
-      ),
+        `{"id":"chatcmpl-${id.hex}","object":"chat.completion","created":${id.createdSec},"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(out.answer)},"reasoning_content":${id.reasoning ? JSON.stringify(out.reasoning) : 'null'},"tool_calls":null},"logprobs":null,"finish_reason":"${finish}","matched_stop":${matched(finish)}}],"usage":${usage(p, n, true, cachedOf(report, t), reasoningCount(id.reasoning, n))},"metadata":null}`,
+      );
+    },
   };
 }
 
@@ -70,7 +79,8 @@ function openAi(chat: boolean) {
     const len = resolveMax(ctx.maxModelLen, r.prompt.tokens, r.requestedMax, chat ? 'remaining' : 16);
     if (!len.ok) return sglangFlatError(400, sglangLengthMessage(len));
     const model = r.model ?? 'default';
-    const enc = chat ? chatEncoder(model, id, r.prompt.tokens, r.includeUsage === true) : completionEncoder(model, id, r.prompt.tokens, r.includeUsage === true);
+    const report = ctx.promptTokensDetails === true;
+    const enc = chat ? chatEncoder(model, id, r.prompt.tokens, r.includeUsage === true, report) : completionEncoder(model, id, r.prompt.tokens, r.includeUsage === true, report);
     return { promptTokens: r.prompt.tokens, maxTokens: len.maxTokens, ignoreEos: r.ignoreEos, minTokens: r.minTokens, stream: r.stream, encoder: enc };
   };
 }

@@ -5,7 +5,7 @@
  * `[DONE]`. OpenAI routes: model echoed verbatim, `matched_stop`, msgspec chat chunks with
  * "reasoning_content":null, a separate finish chunk, usage with reasoning_tokens; flat errors.
  */
-import { countPrompt, tokenId, tokenText } from './filler.js';
+import { countPrompt, inlineTokenOut, tokenId } from './filler.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
 import { SGLANG_EOS_ID, sglangChat, sglangCompletions, sglangFlatError, sglangLengthMessage } from './sglang-openai.js';
 import { asObj, bool, int, resolveMax } from './request.js';
@@ -24,13 +24,13 @@ function nativeEncoder(id: GenIdentity, promptTokens: number): GenEncoder {
   const grow = (n: number, finish: FinishReason | null): void => {
     for (; have < n; have++) {
       const last = have === n - 1 && finish === 'stop';
-      text += last ? '' : tokenText(id.offset, have);
+      text += last ? '' : inlineTokenOut(id.offset, id.reasoning, have, null);
       ids += (have ? ',' : '') + (last ? SGLANG_EOS_ID : tokenId(id.offset, have));
     }
   };
   const obj = (n: number, finish: FinishReason | null, t: GenTimings): string => {
     grow(n, finish);
-    const meta = `"meta_info":{"id":"${id.hex}","finish_reason":${finish ? finishObj(finish, n) : 'null'},"prompt_tokens":${promptTokens},"weight_version":"default","total_retractions":0,"completion_tokens":${n},"cached_tokens":0`;
+    const meta = `"meta_info":{"id":"${id.hex}","finish_reason":${finish ? finishObj(finish, n) : 'null'},"prompt_tokens":${promptTokens},"weight_version":"default","total_retractions":0,"completion_tokens":${n},"cached_tokens":${t.cachedTokens ?? 0}`;
     const e2e = finish ? `,"e2e_latency":${Math.max(0, (t.nowMs - t.arrivalMs) / 1000)}` : '';
     return `{"text":${JSON.stringify(text)},"output_ids":[${ids}],${meta}${e2e}}}`;
   };
@@ -135,6 +135,10 @@ function metrics(ctx: WireContext, s: Parameters<EngineWire['metrics']>[1]): str
     // not in the documented SGLang set: vLLM's names stand in
     ...vllmMetricLines(ctx, s, new Set(['vllm:kv_cache_usage_perc', 'vllm:num_preemptions_total'])),
   ];
+  if (ctx.prefixCaching) {
+    // SGLang's gauge is the radix cache's hit rate of recent prefill batches (here: the last 32 admissions).
+    lines.push({ name: 'sglang:cache_hit_rate', type: 'gauge', help: 'The prefix cache hit rate.', value: s.prefixCacheRecentHitRate, labels });
+  }
   return renderMetrics(lines);
 }
 

@@ -18,6 +18,12 @@ export interface WireContext {
   quant?: string;
   /** Unix seconds when the server started (`created` of model cards). */
   startedAtSec: number;
+  /** The engine shares prompt blocks through a prefix cache (its /metrics then export hit/query counters). */
+  prefixCaching?: boolean;
+  /** OpenAI-route usage carries prompt_tokens_details.cached_tokens (vLLM --enable-prompt-tokens-details, SGLang --enable-cache-report). */
+  promptTokensDetails?: boolean;
+  /** Speculative decoding's draft length (its /metrics then export the spec_decode counters). */
+  specDecode?: { k: number };
 }
 
 export interface HttpReply {
@@ -33,6 +39,8 @@ export interface GenTimings {
   prefillEndMs: number | undefined;
   firstTokenMs: number | undefined;
   nowMs: number;
+  /** Prompt tokens the prefix cache supplied (known once prefill starts; 0 before, and without a cache). */
+  cachedTokens?: number;
 }
 
 /** Per-request identity the encoders print; `offset` seeds the filler words. */
@@ -43,6 +51,8 @@ export interface GenIdentity {
   hex: string;
   offset: number;
   createdSec: number;
+  /** Reasoning tokens this request generates before its answer (`--reasoning-tokens`; 0/absent: none). */
+  reasoning?: number;
 }
 
 /** How the server drives one generation: the engine spec (minus naturalTokens, which the server picks) and an encoder. */
@@ -60,6 +70,8 @@ export interface GenEncoder {
   streamHeaders(): Record<string, string>;
   /** Bytes for token `i`; when `finish` is set this token ends the generation and the tail is appended. */
   token(i: number, finish: FinishReason | null, t: GenTimings): string;
+  /** Bytes for tokens from..from+n−1 leaving in one event (speculative decoding); absent: one event per token. */
+  tokens?(from: number, n: number, finish: FinishReason | null, t: GenTimings): string;
   /** Closing bytes when the generation ended without a token carrying the finish (e.g. zero tokens). */
   tail(count: number, finish: FinishReason, t: GenTimings): string;
   /** The whole non-streaming reply. */

@@ -4,12 +4,12 @@
  * with top-level prompt_token_ids, finish on the last token's chunk, usage chunk with empty choices
  * (key order prompt, total, completion), `data: [DONE]`, nested errors with an integer code.
  */
-import { countChat, countPrompt, fillerIds, outputText, tokenOut, tokenText } from './filler.js';
+import { countChat, countPrompt, fillerIds, inlineOutputText, inlineTokenOut, splitOutput, tokenOut, tokenText } from './filler.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { SSE_DONE, readOpenAi, sse } from './openai-common.js';
 import { vllmLengthMessage } from './length-errors.js';
 import { asObj, resolveMax, type LengthCheck } from './request.js';
-import { empty, json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type WireContext } from './types.js';
+import { empty, json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type Route, type WireContext } from './types.js';
 
 export const VLLM_VERSION = '0.11.0';
 
@@ -25,24 +25,40 @@ export function vllmLengthError(c: Exclude<LengthCheck, { ok: true }>): HttpRepl
   return vllmError(400, vllmLengthMessage(c), c.reason === 'prompt-too-long' ? 'input_tokens' : 'max_tokens');
 }
 
-function usage(p: number, n: number): string {
-  return `{"prompt_tokens":${p},"total_tokens":${p + n},"completion_tokens":${n}}`;
+/** The stream's usage chunk; `cached` is set when --enable-prompt-tokens-details is on. */
+function usage(p: number, n: number, cached?: number): string {
+  const details = cached === undefined ? '' : `,"prompt_tokens_details":{"cached_tokens":${cached}}`;
+  return `{"prompt_tokens":${p},"total_tokens":${p + n},"completion_tokens":${n}${details}}`;
 }
+
+/** The non-stream body's prompt_tokens_details: null unless --enable-prompt-tokens-details. */
+function detailsBody(ctx: WireContext, t: GenTimings): string {
+  return ctx.promptTokensDetails ? `{"cached_tokens":${t.cachedTokens ?? 0}}` : 'null';
+}
+
+const cachedOf = (ctx: WireContext, t: GenTimings): number | undefined => (ctx.promptTokensDetails ? (t.cachedTokens ?? 0) : undefined);
 
 function completionEncoder(ctx: WireContext, id: GenIdentity, promptTokens: number, includeUsage: boolean): GenEncoder {
   const head = `{"id":"cmpl-${id.hex}","object":"text_completion","created":${id.createdSec},"model":${JSON.stringify(ctx.model)},"choices":`;
   const chunk = (text: string, finish: FinishReason | null): string =>
     sse(`${head}[{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${finish ? `"${finish}"` : 'null'},"stop_reason":null,"prompt_token_ids":null,"token_ids":null}],"usage":null}`);
-  const tail = (count: number): string => (includeUsage ? sse(`${head}[],"usage":${usage(promptTokens, count)}}`) : '') + SSE_DONE;
+  const tail = (count: number, t: GenTimings): string => (includeUsage ? sse(`${head}[],"usage":${usage(promptTokens, count, cachedOf(ctx, t))}}`) : '') + SSE_DONE;
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
-    token: (i, finish) => (finish ? chunk(tokenOut(id.offset, i, finish), finish) + tail(i + 1) : chunk(tokenText(id.offset, i), null)),
-    tail: (count, finish) => chunk('', finish) + tail(count),
-    body: (count, finish) =>
+    // No reasoning parser on /v1/completions: a reasoning phase stays inline in the text.
+    token: (i, finish, t) => (finish ? chunk(inlineTokenOut(id.offset, id.reasoning, i, finish), finish) + tail(i + 1, t) : chunk(inlineTokenOut(id.offset, id.reasoning, i, null), null)),
+    // Speculative decoding: the step's tokens in one chunk.
+    tokens: (from, n, finish, t) => {
+      let text = '';
+      for (let i = from; i < from + n; i++) text += inlineTokenOut(id.offset, id.reasoning, i, i === from + n - 1 ? finish : null);
+      return chunk(text, finish) + (finish ? tail(from + n, t) : '');
+    },
+    tail: (count, finish, t) => chunk('', finish) + tail(count, t),
+    body: (count, finish, t) =>
       json(
         200,
-        `${head}[{"index":0,"text":${JSON.stringify(outputText(id.offset, count, finish))},"logprobs":null,"finish_reason":"${finish}","stop_reason":null,"token_ids":null,"prompt_logprobs":null,"prompt_token_ids":null}],"service_tier":null,"system_fingerprint":null,"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens + count},"completion_tokens":${count},"prompt_tokens_details":null},"kv_transfer_params":null}`,
+        `${head}[{"index":0,"text":${JSON.stringify(inlineOutputText(id.offset, id.reasoning, count, finish))},"logprobs":null,"finish_reason":"${finish}","stop_reason":null,"token_ids":null,"prompt_logprobs":null,"prompt_token_ids":null}],"service_tier":null,"system_fingerprint":null,"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens + count},"completion_tokens":${count},"prompt_tokens_details":${detailsBody(ctx, t)}},"kv_transfer_params":null}`,
       ),
   };
 }
@@ -50,19 +66,36 @@ function completionEncoder(ctx: WireContext, id: GenIdentity, promptTokens: numb
 function chatEncoder(ctx: WireContext, id: GenIdentity, promptTokens: number, includeUsage: boolean): GenEncoder {
   const head = `{"id":"chatcmpl-${id.hex}","object":"chat.completion.chunk","created":${id.createdSec},"model":${JSON.stringify(ctx.model)},"choices":`;
   const role = sse(`${head}[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"prompt_token_ids":null}`);
-  const chunk = (text: string, finish: FinishReason | null): string =>
-    sse(`${head}[{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${finish ? `"${finish}","stop_reason":null` : 'null'},"token_ids":null}]}`);
-  const tail = (count: number): string => (includeUsage ? sse(`${head}[],"usage":${usage(promptTokens, count)}}`) : '') + SSE_DONE;
+  const chunk = (text: string, finish: FinishReason | null, field = 'content'): string =>
+    sse(`${head}[{"index":0,"delta":{"${field}":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${finish ? `"${finish}","stop_reason":null` : 'null'},"token_ids":null}]}`);
+  // With --reasoning-tokens the reasoning parser's field carries the first tokens (vLLM ≤ 0.11: reasoning_content).
+  const piece = (i: number, finish: FinishReason | null): string =>
+    i < (id.reasoning ?? 0) ? chunk(tokenText(id.offset, i), finish, 'reasoning_content') : chunk(tokenOut(id.offset, i, finish), finish);
+  const tail = (count: number, t: GenTimings): string => (includeUsage ? sse(`${head}[],"usage":${usage(promptTokens, count, cachedOf(ctx, t))}}`) : '') + SSE_DONE;
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
-    token: (i, finish) => (i === 0 ? role : '') + chunk(tokenOut(id.offset, i, finish), finish) + (finish ? tail(i + 1) : ''),
-    tail: (count, finish) => (count === 0 ? role : '') + chunk('', finish) + tail(count),
-    body: (count, finish) =>
-      json(
+    token: (i, finish, t) => (i === 0 ? role : '') + piece(i, finish) + (finish ? tail(i + 1, t) : ''),
+    // Speculative decoding: the step's tokens in one chunk (two where it crosses from reasoning to answer).
+    tokens: (from, n, finish, t) => {
+      const r = id.reasoning ?? 0;
+      let thought = '';
+      let answer = '';
+      for (let i = from; i < from + n; i++) {
+        if (i < r) thought += tokenText(id.offset, i);
+        else answer += tokenOut(id.offset, i, i === from + n - 1 ? finish : null);
+      }
+      const answers = from + n > r;
+      return (from === 0 ? role : '') + (thought ? chunk(thought, answers ? null : finish, 'reasoning_content') : '') + (answers ? chunk(answer, finish) : '') + (finish ? tail(from + n, t) : '');
+    },
+    tail: (count, finish, t) => (count === 0 ? role : '') + chunk('', finish) + tail(count, t),
+    body: (count, finish, t) => {
+      const out = splitOutput(id.offset, id.reasoning, count, finish);
+      return json(
         200,
-        `{"id":"chatcmpl-${id.hex}","object":"chat.completion","created":${id.createdSec},"model":${JSON.stringify(ctx.model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(outputText(id.offset, count, finish))},"refusal":null,"annotations":null,"audio":null,"function_call":null,"tool_calls":[],"reasoning_content":null},"logprobs":null,"finish_reason":"${finish}","stop_reason":null}],"service_tier":null,"system_fingerprint":null,"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens + count},"completion_tokens":${count},"prompt_tokens_details":null},"prompt_logprobs":null,"kv_transfer_params":null}`,
-      ),
+        `{"id":"chatcmpl-${id.hex}","object":"chat.completion","created":${id.createdSec},"model":${JSON.stringify(ctx.model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(out.answer)},"refusal":null,"annotations":null,"audio":null,"function_call":null,"tool_calls":[],"reasoning_content":${id.reasoning ? JSON.stringify(out.reasoning) : 'null'}},"logprobs":null,"finish_reason":"${finish}","stop_reason":null}],"service_tier":null,"system_fingerprint":null,"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens + count},"completion_tokens":${count},"prompt_tokens_details":${detailsBody(ctx, t)}},"prompt_logprobs":null,"kv_transfer_params":null}`,
+      );
+    },
   };
 }
 
