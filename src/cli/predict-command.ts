@@ -44,7 +44,7 @@ export async function predictCommand(
   for (const line of checkSimLimits(opts, resolveSimEngine(engineOptions))) io.stderr.write(`${line}\n`);
   const { workload, workloadFor } = await setupPredictWorkload(opts);
   const profileCfg = buildProfileConfig(opts, workloadFor, workload);
-  const result = await runBenchmark(profileCfg, runner, { ...(opts.slo ? { slo: opts.slo } : {}), ...(opts.repeat ? { repeat: opts.repeat } : {}) });
+  const result = await runBenchmark(profileCfg, runner, { ...(opts.slo ? { slo: opts.slo } : {}), ...(opts.repeat ? { repeat: opts.repeat } : {}), ...(opts.steadyState ? { steadyState: true } : {}) });
   const elapsedMs = performance.now() - started;
 
   const createdAt = new Date().toISOString();

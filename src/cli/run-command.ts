@@ -234,6 +234,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       firstRequestId: resumed?.nextRequestId ?? 0,
       ...(opts.slo ? { slo: opts.slo } : {}),
       ...(opts.repeat ? { repeat: opts.repeat } : {}),
+      ...(opts.steadyState ? { steadyState: true } : {}),
       beforeStage: (_spec, _i, prior) => {
         const prev = prior[prior.length - 1];
         const sync = prior.find((x) => x.label === 'synchronous' && x.metrics.ttftMs);

@@ -29,6 +29,7 @@ export type ReportFormat = (typeof FORMAT_CHOICES)[number];
 /** Raw flag values as commander hands them over (strings; booleans for switches). */
 export interface RawRunFlags {
   repeat?: string;
+  steadyState?: boolean;
   workers?: string;
   shard?: string;
   barrier?: string;
@@ -156,6 +157,8 @@ export interface RunOptions {
   capacity?: CapacitySettings;
   /** `--columns`: the terminal table's columns (report/columns.ts); undefined = the compact default. */
   columns?: string[];
+  /** `--steady-state`: rows also report the stretch of steady in-flight count (metrics/steady-state.ts). */
+  steadyState?: boolean;
   /** `--repeat N`: every row runs N times (metrics/repeats.ts). */
   repeat?: number;
   /** `--workers`: load worker threads (1 = this thread sends), or `auto`. */
@@ -309,6 +312,7 @@ export function resolveRunOptions(
     }
   }
   set('slo', parseSlo(raw.slo, p));
+  if (raw.steadyState === true) opts.steadyState = true;
   const repeat = parseNumber('--repeat', raw.repeat, p, { integer: true, positive: true });
   if (repeat !== undefined && repeat > 1) {
     if (profile === 'capacity') p.push('--repeat does not go with --profile capacity: the search repeats the probes near the boundary itself (--capacity-repeats)');

@@ -10,6 +10,8 @@ export interface BenchmarkHooks {
   /** First request id to use (resume continues the numbering). */
   firstRequestId?: number;
   slo?: Slo;
+  /** `--steady-state`: each row also gets its figures over the stretch of steady in-flight count (metrics/steady-state.ts). */
+  steadyState?: boolean;
   /** `--repeat N`: run every row N times and report the mean with a 95% interval (metrics/repeats.ts). */
   repeat?: number;
   /**
@@ -58,7 +60,7 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
       if (r === 0) hooks.onStageStart?.(spec, index);
       const result = await runner.runStage(runSpec, index, nextId);
       nextId += result.requestCount ?? result.records.length;
-      const one = summarizeStage(result, hooks.slo);
+      const one = summarizeStage(result, hooks.slo, { steadyState: hooks.steadyState === true });
       if (repeats > 1) one.repeat = r;
       if (waited) one.idleWait = waited;
       runs.push(one);

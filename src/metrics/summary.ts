@@ -4,6 +4,7 @@ import type { ServerTelemetry } from './prometheus.js';
 import { computeStats, type Stats } from './stats.js';
 import { windowFigures } from './window-figures.js';
 import type { RepeatInterval } from './repeats.js';
+import { steadyStateFigures, type SteadyStateFigures } from './steady-state.js';
 
 /** Service-level objectives: a request is "good" when it meets every one given (ms). */
 export interface Slo {
@@ -82,6 +83,8 @@ export interface StageSummary {
    */
   prefixCacheHitRate?: number;
   prefixCacheSource?: 'usage' | 'server-counters' | 'server-gauge';
+  /** `--steady-state`: the row's figures over the stretch where requests in flight held steady (null: none found). */
+  steadyState?: SteadyStateFigures | null;
   /**
    * Conversations (--turns, session traces) with a measured turn: how many, their turns, first send → last reply of
    * each, and the prefix-cache hit rate of first and later turns (from usage) — the later turns resend the history.
@@ -149,7 +152,7 @@ export function onCurve(s: StageSummary): boolean {
 /** Percentiles from fewer samples than this are marked in tables. */
 export const MIN_PERCENTILE_SAMPLES = 20;
 
-export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
+export function summarizeStage(result: StageResult, slo?: Slo, options: { steadyState?: boolean } = {}): StageSummary {
   const { spec } = result;
   let acc = result.accumulator;
   if (!acc) {
@@ -228,6 +231,10 @@ export function summarizeStage(result: StageResult, slo?: Slo): StageSummary {
       summary.overload = overload;
       summary.belowTarget = true;
     }
+  }
+  if (options.steadyState && fig) {
+    const steadyFigs = steadyStateFigures(acc, from, to, result.startedAtMs);
+    summary.steadyState = steadyFigs ?? null;
   }
   if (acc.sessions.size > 0) {
     const list = [...acc.sessions.values()];

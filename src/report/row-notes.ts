@@ -21,6 +21,15 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   if (overloaded.length > 0) {
     out.push(`\\* overloaded (did not keep up with its target rate): ${overloaded.map((s) => `${s.label} — ${s.overload ?? 'completed under 90% of the target rate'}`).join('; ')}`);
   }
+  const steady = rows.filter((s) => s.steadyState !== undefined);
+  if (steady.length > 0) {
+    const f = (v: number | undefined): string => (v === undefined ? '—' : v.toFixed(2));
+    out.push(`steady state (the longest stretch with requests in flight within 20% of their median, beside each row's own window): ${steady.map((s) => {
+      const st = s.steadyState;
+      if (!st) return `${s.label} none (in flight never held steady for a quarter of the window)`;
+      return `${s.label} ${f(st.lengthS)} s from ${f(st.startS)} s at ${f(st.inFlightMedian)} in flight: ${f(st.requestThroughput)} req/s, ${f(st.outputTokenThroughput)} tok/s, TTFT p50 ${f(st.ttftMs?.median)} p99 ${f(st.ttftMs?.p99)} ms, ITL p50 ${f(st.itlMs?.median)} ms`;
+    }).join('; ')}`);
+  }
   const spec = rows.filter((s) => s.server?.specDecode);
   if (spec.length > 0) {
     out.push(`speculative decoding (the server's counters over each row): ${spec.map((s) => {

@@ -92,6 +92,20 @@ const stage = z.object({
     .optional(),
   prefixCacheHitRate: z.number().optional(),
   prefixCacheSource: z.enum(['usage', 'server-counters', 'server-gauge']).optional(),
+  steadyState: z
+    .object({
+      startS: num,
+      lengthS: num,
+      inFlightMedian: num,
+      band: z.tuple([num, num]),
+      requestThroughput: num,
+      outputTokenThroughput: num,
+      sendRate: num,
+      ttftMs: stats.optional(),
+      itlMs: stats.optional(),
+    })
+    .nullable()
+    .optional(),
   sessions: z
     .object({ count: z.number(), meanTurns: z.number(), durationMs: stats, prefixCacheHitRateFirstTurn: z.number().optional(), prefixCacheHitRateLaterTurns: z.number().optional() })
     .optional(),

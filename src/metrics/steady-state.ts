@@ -1,0 +1,113 @@
+import type { StageAccumulator } from './accumulator.js';
+import { computeStats, type Stats } from './stats.js';
+import { windowFigures } from './window-figures.js';
+
+/**
+ * `--steady-state`: each row's figures again over the stretch where the load the server held was stable, beside the
+ * row's own (its steady window opens after one request latency of ramp and closes on time). The rule: the count of
+ * requests in flight is a step function of time; its median m over the row's window is the plateau; the steady
+ * stretch is the longest interval of the row's window in which the count stays within m ± max(2, 20% of m). Its
+ * rates come from the same timeline arithmetic as the row's (window-figures.ts); TTFT and ITL percentiles are over
+ * the successful requests sent inside it. A stretch shorter than a quarter of the window is reported as not found.
+ */
+export interface SteadyStateFigures {
+  /** Seconds from the row's start, and length. */
+  startS: number;
+  lengthS: number;
+  /** The plateau and the band the count stayed in. */
+  inFlightMedian: number;
+  band: [number, number];
+  requestThroughput: number;
+  outputTokenThroughput: number;
+  sendRate: number;
+  ttftMs?: Stats;
+  itlMs?: Stats;
+}
+
+/** In-flight count as steps: [time, count after it]. */
+function inFlightSteps(acc: StageAccumulator): Array<[number, number]> {
+  const t = acc.timeline;
+  const sent = t.sent.view();
+  const end = t.end.view();
+  const events: Array<[number, number]> = [];
+  for (let i = 0; i < sent.length; i++) events.push([sent[i] as number, 1], [end[i] as number, -1]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const steps: Array<[number, number]> = [];
+  let n = 0;
+  for (const [at, d] of events) {
+    n += d;
+    const last = steps[steps.length - 1];
+    if (last && last[0] === at) last[1] = n;
+    else steps.push([at, n]);
+  }
+  return steps;
+}
+
+export function steadyStateFigures(acc: StageAccumulator, fromMs: number, toMs: number, rowStartMs: number): SteadyStateFigures | undefined {
+  if (!(toMs > fromMs)) return undefined;
+  const steps = inFlightSteps(acc);
+  // Time-weighted samples of the count inside [from, to]: segments [start, end) with their count.
+  const segments: Array<{ a: number; b: number; n: number }> = [];
+  let count = 0;
+  for (let i = 0; i < steps.length; i++) {
+    const [at, n] = steps[i] as [number, number];
+    const next = i + 1 < steps.length ? (steps[i + 1] as [number, number])[0] : Infinity;
+    if (at >= toMs) break;
+    count = n;
+    const a = Math.max(at, fromMs);
+    const b = Math.min(next, toMs);
+    if (b > a) segments.push({ a, b, n: count });
+  }
+  if (segments.length === 0) return undefined;
+  const sorted = [...segments].sort((x, y) => x.n - y.n);
+  const total = segments.reduce((s, g) => s + (g.b - g.a), 0);
+  let acc0 = 0;
+  let median = (sorted[sorted.length - 1] as { n: number }).n;
+  for (const g of sorted) {
+    acc0 += g.b - g.a;
+    if (acc0 >= total / 2) {
+      median = g.n;
+      break;
+    }
+  }
+  const half = Math.max(2, 0.2 * median);
+  const band: [number, number] = [Math.max(0, median - half), median + half];
+  let best: { a: number; b: number } | undefined;
+  let run: { a: number; b: number } | undefined;
+  for (const g of segments) {
+    if (g.n >= band[0] && g.n <= band[1]) {
+      run = run && run.b === g.a ? { a: run.a, b: g.b } : { a: g.a, b: g.b };
+      if (!best || run.b - run.a > best.b - best.a) best = run;
+    } else run = undefined;
+  }
+  if (!best || best.b - best.a < 0.25 * (toMs - fromMs)) return undefined;
+  const fig = windowFigures(acc, best.a, best.b);
+  const t = acc.timeline;
+  const status = t.status.view();
+  const sent = t.sent.view();
+  const first = t.firstToken.view();
+  const last = t.lastToken.view();
+  const out = t.outputTokens.view();
+  const ttft: number[] = [];
+  const itl: number[] = [];
+  for (let i = 0; i < status.length; i++) {
+    const s = sent[i] as number;
+    if (status[i] !== 0 || s < best.a || s > best.b || Number.isNaN(first[i] as number)) continue;
+    ttft.push((first[i] as number) - s);
+    const n = out[i] as number;
+    if (n > 1) itl.push(((last[i] as number) - (first[i] as number)) / (n - 1));
+  }
+  const ttftStats = computeStats(ttft);
+  const itlStats = computeStats(itl);
+  return {
+    startS: (best.a - rowStartMs) / 1000,
+    lengthS: fig.lengthS,
+    inFlightMedian: median,
+    band,
+    requestThroughput: fig.okCompletions / fig.lengthS,
+    outputTokenThroughput: fig.outputTokens / fig.lengthS,
+    sendRate: fig.sends / fig.lengthS,
+    ...(ttftStats ? { ttftMs: ttftStats } : {}),
+    ...(itlStats ? { itlMs: itlStats } : {}),
+  };
+}
