@@ -1,11 +1,12 @@
 /**
  * Joining two processes' clocks. performance.now() has a per-process origin; process.hrtime is
- * CLOCK_MONOTONIC, shared by every process on the host. Sampling both back to back (best of many, by
- * the bracket width) gives offset = monotonic − performance.now() to well under 1 µs in each process.
+ * CLOCK_MONOTONIC, shared by every process on the host. The pair is sampled back to back, best of many
+ * (src/distributed/clock-offset.ts, which `run --workers` uses too), to well under 1 µs in each process.
  * performance.timeOrigin is wall-clock based (NTP can slew it between process starts), so it is only
  * reported beside, as a cross-check.
  */
 import { performance } from 'node:perf_hooks';
+import { measureClockBase } from '../src/distributed/clock-offset.js';
 
 export interface ClockSample {
   /** CLOCK_MONOTONIC ms minus performance.now() ms. */
@@ -16,16 +17,6 @@ export interface ClockSample {
 }
 
 export function clockSample(tries = 2000): ClockSample {
-  let best = Infinity;
-  let offset = 0;
-  for (let i = 0; i < tries; i++) {
-    const a = performance.now();
-    const m = Number(process.hrtime.bigint()) / 1e6;
-    const b = performance.now();
-    if (b - a < best) {
-      best = b - a;
-      offset = m - (a + b) / 2;
-    }
-  }
-  return { offsetMs: offset, errorMs: best / 2, timeOrigin: performance.timeOrigin };
+  const base = measureClockBase(tries);
+  return { offsetMs: base.baseNs / 1e6, errorMs: base.residualNs / 1e6, timeOrigin: performance.timeOrigin };
 }
