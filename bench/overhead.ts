@@ -1,9 +1,11 @@
 /**
  * Client overhead against an infinitely fast engine (`inferbench sim --time-scale 0`, own process):
- * tokens/s ingested, client CPU µs per streamed token, event-loop delay; then the most concurrent
- * streams held (target 10,000) and memory per open stream (sim at real model time, so streams stay open).
+ * tokens/s ingested, client CPU µs per streamed token, event-loop delay; then client CPU per token against
+ * a paced server (one packet per token, user and kernel CPU apart, incremental method: _overhead-paced.ts);
+ * then the most concurrent streams held (target 10,000) and memory per open stream (sim at real model
+ * time, so streams stay open).
  *
- *   npm run bench:overhead [-- --quick] [-- --hold=N]
+ *   npm run bench:overhead [-- --quick] [-- --hold=N] [-- --only=ingest,paced,hold] [-- --paced-n=N] [-- --paced-runs=R] [-- --workers=1,2]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -15,14 +17,35 @@ import type { RequestRecord } from '../src/metrics/record.js';
 import { HttpTarget } from '../src/transport/http.js';
 import type { Workload } from '../src/workload/types.js';
 import { ensureFdLimit } from './_fd.js';
+import { PACED_METHOD, pacedScenario, type PacedRow } from './_overhead-paced.js';
 import { runqueueWaitMs } from './_sched.js';
 import { startSimChild, type SimChild } from './_sim-child.js';
 import { fmt, machine, stamp, table } from './_stats.js';
+import { openSender } from './_sender.js';
+import { flagValue, parseWorkerCounts } from './_workers-arg.js';
 
 const MODEL = 'Qwen2-7B-Instruct';
 const quick = process.argv.includes('--quick');
 const holdArg = Number(process.argv.find((a) => a.startsWith('--hold='))?.slice(7) ?? NaN);
 const HOLD = Number.isFinite(holdArg) ? holdArg : quick ? 2000 : 10_000;
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+const ONLY = new Set(onlyArg ? onlyArg.split(',') : ['ingest', 'paced', 'hold']);
+/** Ingest runs once per load-worker count (`run --workers N`): the client's ceiling with 1 and 2 threads. */
+const WORKERS = parseWorkerCounts(flagValue(process.argv, 'workers'), [1, 2]);
+const intArg = (name: string): number | undefined => {
+  const v = Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? NaN);
+  return Number.isInteger(v) && v > 0 ? v : undefined;
+};
+/**
+ * Requests completed at the first reading of the paced scenario (the second is at 3N). 2,000 requests are
+ * about 10 s at 128 streams: by then V8 has compiled the per-request code too (at 640 it was still compiling
+ * in the window, which added ~1 µs per token that a long run does not pay).
+ */
+const PACED_N = intArg('paced-n') ?? (quick ? 640 : 2000);
+/** Runs of each paced scenario; the median is reported (a shared box's neighbours move single runs by ±20%). */
+const PACED_RUNS = intArg('paced-runs') ?? (quick ? 1 : 3);
+/** Issue 13's goal for user-space CPU per paced token on one worker. */
+const PACED_USER_TARGET_US = 4;
 
 /** Most streams open at once: requests whose response headers had arrived and whose body had not ended. */
 function maxOpenStreams(records: readonly RequestRecord[]): number {
@@ -57,8 +80,9 @@ interface Measured {
   heap0: number;
 }
 
-async function measure(sim: SimChild, cfg: ProfileConfig, connections: number): Promise<Measured> {
-  const target = new HttpTarget({ baseUrl: sim.url, connections, timeouts: { connectMs: 30_000 } });
+async function measure(sim: SimChild, cfg: ProfileConfig, connections: number, workers = 1): Promise<Measured> {
+  const sender = workers > 1 ? await openSender(workers, sim.url, connections) : undefined;
+  const target = sender?.target ?? new HttpTarget({ baseUrl: sim.url, connections, timeouts: { connectMs: 30_000 } });
   const records: RequestRecord[] = [];
   let inFlight = 0;
   let peak = 0;
@@ -100,7 +124,7 @@ async function measure(sim: SimChild, cfg: ProfileConfig, connections: number): 
   const simCpu = (await sim.usage()).cpuMicros - simCpu0;
   loop.disable();
   clearInterval(sampler);
-  await target.close();
+  await (sender ? sender.close() : (target as HttpTarget).close());
   return {
     records, wallMs, cpuMicros: cpu.user + cpu.system, simCpuMicros: simCpu, runqueueWaitMs: wait, loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 1),
     peakInFlight: peak, rssAtPeak, heapAtPeak, rss0, heap0,
@@ -108,6 +132,8 @@ async function measure(sim: SimChild, cfg: ProfileConfig, connections: number): 
 }
 
 interface IngestRow {
+  /** Load worker threads (1 = the main thread sends, as `run` without --workers). process.cpuUsage() counts them all. */
+  workers: number;
   streams: number;
   outputTokens: number;
   ok: number;
@@ -121,44 +147,97 @@ interface IngestRow {
   loopP99Ms: number;
 }
 
-async function ingest(sim: SimChild, streams: number, outputTokens: number, requests: number): Promise<IngestRow> {
+async function ingest(sim: SimChild, streams: number, outputTokens: number, requests: number, workers = 1): Promise<IngestRow> {
   const cfg: ProfileConfig = { profile: 'concurrent', concurrencies: [streams], limits: { maxRequests: requests }, workload: workload(outputTokens) };
-  const m = await measure(sim, cfg, streams);
+  const m = await measure(sim, cfg, streams, workers);
   const ok = m.records.filter((r) => r.status === 'ok');
   const tokens = ok.reduce((s, r) => s + r.outputTokens, 0);
   return {
+    workers,
     streams, outputTokens, ok: ok.length, failed: m.records.length - ok.length, tokens, tokensPerS: tokens / (m.wallMs / 1000),
     cpuUsPerToken: m.cpuMicros / tokens, clientCpuShare: m.cpuMicros / 1000 / m.wallMs, simCpuShare: m.simCpuMicros / 1000 / m.wallMs, clientRunqueueShare: m.runqueueWaitMs / m.wallMs, loopP99Ms: m.loopP99Ms,
   };
 }
 
-async function main(): Promise<void> {
-  const out: Record<string, unknown> = { machine: machine() };
+async function ingestSection(out: Record<string, unknown>): Promise<void> {
   const fast = await startSimChild(['--model', MODEL, '--time-scale', '0', '--max-num-seqs', '4096']);
   const rows: IngestRow[] = [];
   try {
-    await ingest(fast, 100, 64, 300); // warm-up, excluded
     const plan: Array<[number, number, number]> = quick
       ? [[1, 256, 40], [100, 256, 400], [2000, 32, 4000]]
       : [[1, 1024, 60], [100, 256, 2000], [1000, 64, 6000], [2000, 32, 10000]];
-    for (const [streams, tokens, requests] of plan) {
-      rows.push(await ingest(fast, streams, tokens, requests));
-      process.stderr.write(`ingest: done ${streams} streams\n`);
+    for (const workers of WORKERS) {
+      await ingest(fast, 100, 64, 300, workers); // warm-up of this worker count, excluded
+      for (const [streams, tokens, requests] of plan) {
+        rows.push(await ingest(fast, streams, tokens, requests, workers));
+        process.stderr.write(`ingest: done ${streams} streams, ${workers} worker(s)\n`);
+      }
     }
   } finally {
     await fast.close();
   }
   out['ingest'] = rows;
-  console.log('\ningest against an infinitely fast engine (sim --time-scale 0); both processes share the 2 cores');
+  console.log('\ningest against an infinitely fast engine (sim --time-scale 0, its own process); both processes share the cores');
   console.log(table(
-    ['streams', 'tokens/req', 'ok/failed', 'tokens', 'tokens/s', 'client CPU µs/token', 'client CPU', 'client CPU wait', 'sim CPU', 'loop p99 ms'],
-    rows.map((r) => [String(r.streams), String(r.outputTokens), `${r.ok}/${r.failed}`, String(r.tokens), fmt(r.tokensPerS, 0), fmt(r.cpuUsPerToken, 2),
+    ['workers', 'streams', 'tokens/req', 'ok/failed', 'tokens', 'tokens/s', 'client CPU µs/token', 'client CPU', 'client CPU wait', 'sim CPU', 'loop p99 ms'],
+    rows.map((r) => [String(r.workers), String(r.streams), String(r.outputTokens), `${r.ok}/${r.failed}`, String(r.tokens), fmt(r.tokensPerS, 0), fmt(r.cpuUsPerToken, 2),
       `${(r.clientCpuShare * 100).toFixed(0)}%`, `${(r.clientRunqueueShare * 100).toFixed(0)}%`, `${(r.simCpuShare * 100).toFixed(0)}%`, fmt(r.loopP99Ms, 2)]),
   ));
-  const best = rows.reduce((a, b) => (b.tokensPerS > a.tokensPerS ? b : a));
-  const cheapest = Math.min(...rows.map((r) => r.cpuUsPerToken));
-  console.log(`most tokens/s ingested: ${fmt(best.tokensPerS, 0)} (${best.streams} streams; sim CPU ${(best.simCpuShare * 100).toFixed(0)}%); client ceiling at ${fmt(cheapest, 2)} µs/token ≈ ${fmt(1e6 / cheapest, 0)} tokens/s per core`);
+  for (const workers of WORKERS) {
+    const mine = rows.filter((r) => r.workers === workers);
+    const best = mine.reduce((a, b) => (b.tokensPerS > a.tokensPerS ? b : a));
+    const cheapest = Math.min(...mine.map((r) => r.cpuUsPerToken));
+    console.log(`${workers} worker(s): most tokens/s ingested ${fmt(best.tokensPerS, 0)} (${best.streams} streams; client CPU ${(best.clientCpuShare * 100).toFixed(0)}%, sim CPU ${(best.simCpuShare * 100).toFixed(0)}%); client ceiling at ${fmt(cheapest, 2)} µs/token ≈ ${fmt(1e6 / cheapest, 0)} tokens/s per core`);
+  }
+  if (WORKERS.length > 1) {
+    console.log(`workers: the simulator shares this machine's ${machine().cpus} cores with the client, so more workers only move the client's reads onto another event loop; tokens/s is bounded by the cores both processes share. On a machine with cores to spare the ceiling grows with the workers up to the simulator's own limit.`);
+  }
+}
 
+/** The median run of a scenario (by user CPU per token), with the spread of all runs. */
+interface PacedResult {
+  label: string;
+  median: PacedRow;
+  userRange: [number, number];
+  runs: PacedRow[];
+}
+
+/**
+ * The paced server (20 ms to the first token, then one token every 10 ms, one packet each) through the h1
+ * client and through undici, and the same replies sent whole (all tokens at once).
+ */
+async function pacedSection(out: Record<string, unknown>): Promise<void> {
+  // undici is the reference for what the h1 client saves: one run is enough to show it.
+  const scenarios: Array<[string, { burst: boolean; client: 'h1' | 'undici' }, number]> = [
+    ['paced, h1 client', { burst: false, client: 'h1' }, PACED_RUNS],
+    ['paced, undici client', { burst: false, client: 'undici' }, 1],
+    ['all tokens at once, h1', { burst: true, client: 'h1' }, PACED_RUNS],
+  ];
+  const results: PacedResult[] = [];
+  for (const [label, s, count] of scenarios) {
+    const runs: PacedRow[] = [];
+    for (let i = 0; i < count; i++) runs.push(await pacedScenario({ ...s, streams: 128, outputTokens: 64, n: PACED_N, ttftMs: 20, itlMs: 10 }));
+    const sorted = [...runs].sort((a, b) => a.userUsPerToken - b.userUsPerToken);
+    results.push({ label, median: sorted[(sorted.length - 1) >> 1] as PacedRow, userRange: [sorted[0]?.userUsPerToken ?? NaN, sorted.at(-1)?.userUsPerToken ?? NaN], runs });
+    process.stderr.write(`paced: done ${label}\n`);
+  }
+  out['paced'] = { method: PACED_METHOD, runsPerScenario: PACED_RUNS, results };
+  console.log(`\nclient CPU per token against a paced server in its own process (one worker; 128 streams, 64 tokens each; median run)`);
+  console.log(table(
+    ['scenario', 'runs', 'N', 'tokens (N→3N)', 'failed', 'tokens/s', 'user µs/token', 'user range', 'kernel µs/token', 'total µs/token', 'client CPU wait', 'server µs/token'],
+    results.map(({ label, median: r, userRange, runs }) => [label, String(runs.length), String(r.n), String(r.tokens), String(r.failed), fmt(r.tokensPerS, 0), fmt(r.userUsPerToken, 2),
+      `${fmt(userRange[0], 2)}–${fmt(userRange[1], 2)}`, fmt(r.kernelUsPerToken, 2), fmt(r.totalUsPerToken, 2), `${(r.clientRunqueueShare * 100).toFixed(0)}%`, fmt(r.serverUsPerToken, 2)]),
+  ));
+  const [paced, , burst] = results.map((r) => r.median);
+  if (paced && burst) {
+    const verdict = paced.userUsPerToken <= PACED_USER_TARGET_US ? 'within' : 'over';
+    console.log(`paced user-space CPU per token: ${fmt(paced.userUsPerToken, 2)} µs, kernel ${fmt(paced.kernelUsPerToken, 2)} µs, total ${fmt(paced.totalUsPerToken, 2)} µs (${verdict} the ${PACED_USER_TARGET_US} µs user target)`);
+    console.log(`unpaced user-space CPU per token: ${fmt(burst.userUsPerToken, 2)} µs, kernel ${fmt(burst.kernelUsPerToken, 2)} µs, total ${fmt(burst.totalUsPerToken, 2)} µs`);
+  }
+  console.log(`method: ${PACED_METHOD}`);
+}
+
+async function holdSection(out: Record<string, unknown>): Promise<void> {
   // Holding streams open: the real model time at a huge batch keeps every stream open for seconds.
   const need = HOLD + 512;
   let hold: Record<string, unknown>;
@@ -193,6 +272,13 @@ async function main(): Promise<void> {
     ));
     if (h.failed > 0) console.log(`errors: ${JSON.stringify(h.errors)}`);
   }
+}
+
+async function main(): Promise<void> {
+  const out: Record<string, unknown> = { machine: machine() };
+  if (ONLY.has('ingest')) await ingestSection(out);
+  if (ONLY.has('paced')) await pacedSection(out);
+  if (ONLY.has('hold')) await holdSection(out);
   mkdirSync('bench/out', { recursive: true });
   const file = `bench/out/overhead-${stamp()}.json`;
   writeFileSync(file, JSON.stringify(out, null, 2));

@@ -1,4 +1,5 @@
 import {
+  ChunkTemplate,
   type Json,
   NOT_JSON,
   errorFieldEvent,
@@ -13,7 +14,7 @@ import {
   userMessages,
 } from './_shared.js';
 import { finishFailure } from './_finish.js';
-import type { FrameEvent, GenerationRequest, StreamParser } from './types.js';
+import type { FrameEvent, GenerationRequest, StreamParser, TextSlot } from './types.js';
 
 /**
  * Body for /v1/chat/completions or /v1/completions. forceLength sends vLLM/SGLang's `ignore_eos` +
@@ -44,13 +45,34 @@ export class OpenAiParser implements StreamParser {
   private readonly whole: boolean;
   private finished = false;
   private done = false;
+  private readonly template = new ChunkTemplate(['"text":"', '"content":"']);
+  /** The last payload was read by, or set, the template. */
+  private lastInSlot = false;
 
   constructor(req?: GenerationRequest) {
     this.whole = req?.stream === false;
   }
 
   frame(payload: string, field: 'data' | 'error'): FrameEvent | null {
+    this.lastInSlot = false;
     if (field === 'error') return errorFieldEvent(payload);
+    const text = this.template.match(payload);
+    if (text !== undefined) {
+      this.lastInSlot = true;
+      return text === '' ? null : { text };
+    }
+    const ev = this.parse(payload);
+    if (ev !== null && ev.text !== undefined && !this.whole && ev.usage === undefined && ev.finishReason === undefined && ev.error === undefined) {
+      this.lastInSlot = this.template.learn(payload, ev.text);
+    }
+    return ev;
+  }
+
+  textSlot(): TextSlot | undefined {
+    return this.lastInSlot ? this.template.slot() : undefined;
+  }
+
+  private parse(payload: string): FrameEvent | null {
     if (payload === '[DONE]') {
       this.done = true;
       return { done: true };

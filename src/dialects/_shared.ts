@@ -1,5 +1,5 @@
 import { htmlText, looksLikeHtml } from '../core/short-error.js';
-import type { FrameEvent, GenerationRequest, HttpRequestPlan, UsageInfo } from './types.js';
+import type { FrameEvent, GenerationRequest, HttpRequestPlan, TextSlot, UsageInfo } from './types.js';
 
 export type Json = Record<string, unknown>;
 
@@ -185,4 +185,67 @@ export function errorFieldEvent(payload: string): FrameEvent {
     if (message !== undefined) return { error: type === undefined ? { message } : { message, type } };
   }
   return { error: { message: oneLine(payload) || 'error event' } };
+}
+
+/**
+ * X when `s` is prefix + X + suffix and X is a plain JSON string body (no quote, backslash or control
+ * character, so it needs no unescaping); undefined otherwise.
+ */
+export function textBetween(s: string, prefix: string, suffix: string): string | undefined {
+  const end = s.length - suffix.length;
+  // slice + === compares with memcmp; startsWith/endsWith go char by char (3× slower in V8 11).
+  if (end < prefix.length || s.slice(0, prefix.length) !== prefix || s.slice(end) !== suffix) return undefined;
+  for (let i = prefix.length; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 34 || c === 92 || c < 32) return undefined;
+  }
+  return s.slice(prefix.length, end);
+}
+
+/**
+ * Reads the common streamed chunk without JSON.parse, exactly. Servers send every chunk of a reply in one
+ * shape: `<prefix>"<text>"<suffix>` where only the text changes (ids and timestamps are fixed per reply).
+ * After a chunk was parsed in full and yielded nothing but a text found at the one `"<key>":"` in it, the
+ * parts around that text become the template. A later payload that is the same prefix and suffix around a
+ * string with no quote, backslash or control character is the same JSON document with another text, so
+ * the full parse would give the same event with that text: it is returned without parsing. Anything else
+ * (escapes, usage, a finish, another shape) goes through the full parse, which may set a new template.
+ */
+export class ChunkTemplate {
+  private prefix = '';
+  private suffix = '';
+  private armed = false;
+
+  /** `keys`: where the text may sit, e.g. `"text":"` (completions) and `"content":"` (chat deltas). */
+  constructor(private readonly keys: readonly string[]) {}
+
+  /** The text of a payload in the template's shape, or undefined when it must be parsed in full. */
+  match(payload: string): string | undefined {
+    return this.armed ? textBetween(payload, this.prefix, this.suffix) : undefined;
+  }
+
+  /** The template (see StreamParser.textSlot), when one is set. */
+  slot(): TextSlot | undefined {
+    return this.armed ? { prefix: this.prefix, suffix: this.suffix } : undefined;
+  }
+
+  /** After a full parse whose only outcome was `text`: keep the payload's shape when the text is plainly in it. */
+  learn(payload: string, text: string): boolean {
+    this.armed = false;
+    for (const key of this.keys) if (this.learnAt(payload, text, key)) return true;
+    return false;
+  }
+
+  private learnAt(payload: string, text: string, key: string): boolean {
+    const at = payload.indexOf(key);
+    if (at === -1 || payload.indexOf(key, at + 1) !== -1) return false;
+    const start = at + key.length;
+    const close = payload.indexOf('"', start);
+    // Equal raw and parsed text: no escape in it (an escape always changes the text), so this is the slot.
+    if (close === -1 || payload.slice(start, close) !== text) return false;
+    this.prefix = payload.slice(0, start);
+    this.suffix = payload.slice(close);
+    this.armed = true;
+    return true;
+  }
 }

@@ -95,6 +95,19 @@ export interface StreamParser {
    * their final event stays "never done" = truncated.
    */
   end?(): FrameEvent | null;
+  /**
+   * When the last payload carried nothing but text, sitting as one plain JSON string in a shape the parser
+   * has seen before (see ChunkTemplate in _shared.ts): that shape. Any payload `prefix + X + suffix` where X
+   * has no quote, backslash or control character then means exactly `{ text: X }` (nothing when X is empty),
+   * so the transport may read it without calling frame(). Optional; undefined otherwise.
+   */
+  textSlot?(): TextSlot | undefined;
+}
+
+/** A payload shape with one variable JSON string: payload = prefix + text + suffix. */
+export interface TextSlot {
+  prefix: string;
+  suffix: string;
 }
 
 export interface Dialect {

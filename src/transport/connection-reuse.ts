@@ -47,25 +47,50 @@ function errorCode(err: unknown): string | undefined {
  *
  * Some servers (llama-server's cpp-httplib) answer `Connection: keep-alive` and then close the connection
  * right after each reply. A request written on such a connection in that moment never reaches the server;
- * undici reports it as the socket closing. The rule: an attempt is retried once, on a fresh connection,
+ * the client sees the connection close. The rule: an attempt is retried once, on a fresh connection,
  * when (1) the connection closed or was reset before any byte of the reply arrived, (2) that connection had
  * already carried a reply (it was reused), and (3) no reply has ever arrived on a reused connection to this
  * server. From that retry on, every request gets a connection of its own (`Connection: close`), so there is
  * no dying connection left to pick. A server that has answered on a reused connection keeps its
  * connections, so a close there is its own doing: recorded as E_RESET, never retried; so is any close on a
- * fresh connection, and any close after the reply began.
+ * fresh connection, and any close after the reply began. Shared by both HTTP clients (h1-client.ts, undici).
  */
-export class ConnectionReuse {
+export class ReuseRule {
   /** A reply arrived on a reused connection: the server keeps its connections open. */
   keepsConnections = false;
   /** The server closes connections after each reply: every request now opens its own. */
   closesAfterReply = false;
+
+  /** A response head arrived on a connection that had (reused) or had not carried a reply before. */
+  repliedOnConnection(reused: boolean): void {
+    if (reused) this.keepsConnections = true;
+  }
+
+  /** Applies the rule above to a failed attempt; when it says retry, later requests stop reusing connections. */
+  shouldRetry(reused: boolean, err: unknown, replyStarted: boolean, retriesSoFar: number): boolean {
+    const code = errorCode(err);
+    const retry =
+      retriesSoFar === 0 &&
+      !replyStarted &&
+      reused &&
+      !this.keepsConnections &&
+      code !== undefined &&
+      CLOSED_BY_PEER.has(code);
+    if (retry) this.closesAfterReply = true;
+    return retry;
+  }
+}
+
+/** The rule for undici: which connection an attempt went out on comes from its diagnostics channel. */
+export class ConnectionReuse extends ReuseRule {
   private oneShot: Pool | undefined;
 
   constructor(
     private readonly pool: Pool,
     private readonly makePool: () => Pool,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Where the next attempt goes, and whether it asks for `Connection: close`. */
   route(): { dispatcher: Dispatcher; reset: boolean } {
@@ -79,21 +104,7 @@ export class ConnectionReuse {
   replied(attempt: WrittenOn): void {
     if (!attempt.socket) return;
     repliesOn.set(attempt.socket, (repliesOn.get(attempt.socket) ?? 0) + 1);
-    if (attempt.reused) this.keepsConnections = true;
-  }
-
-  /** Applies the rule above to a failed attempt; when it says retry, later requests stop reusing connections. */
-  shouldRetry(attempt: WrittenOn, err: unknown, replyStarted: boolean, retriesSoFar: number): boolean {
-    const code = errorCode(err);
-    const retry =
-      retriesSoFar === 0 &&
-      !replyStarted &&
-      attempt.reused &&
-      !this.keepsConnections &&
-      code !== undefined &&
-      CLOSED_BY_PEER.has(code);
-    if (retry) this.closesAfterReply = true;
-    return retry;
+    this.repliedOnConnection(attempt.reused);
   }
 
   async close(): Promise<void> {

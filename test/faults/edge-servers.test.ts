@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { getDialect } from '../../src/dialects/index.js';
 import { runBenchmark } from '../../src/load/benchmark.js';
 import { createHttpStageRunner } from '../../src/load/http-runner.js';
@@ -34,8 +34,11 @@ async function withServer(handler: Handler, run: (url: string, close: () => Prom
   }
 }
 
+/** The HTTP client under test (h1 or undici; both must classify every fault alike). */
+let client: 'h1' | 'undici' = 'h1';
+
 async function bench(url: string, requests: number, timeouts: Partial<Timeouts> = {}, concurrency = 4): Promise<RequestRecord[]> {
-  const target = new HttpTarget({ baseUrl: url, connections: concurrency, timeouts });
+  const target = new HttpTarget({ baseUrl: url, connections: concurrency, timeouts, client });
   const records: RequestRecord[] = [];
   const runner = createHttpStageRunner({
     target, dialect: getDialect('openai-chat'), model: 'm', forceLength: true, stream: true, seed: 1, onRecord: (r) => records.push(r),
@@ -60,7 +63,11 @@ function everyThird(fault: (res: ServerResponse) => void): Handler {
   };
 }
 
-describe('fault matrix: purpose-built servers', () => {
+for (const which of ['h1', 'undici'] as const) describe(`fault matrix: purpose-built servers (${which} client)`, () => {
+  beforeEach(() => {
+    client = which;
+  });
+
   it('no headers within the first-byte timeout → E_TIMEOUT_FIRST_BYTE', async () => {
     await withServer(everyThird(() => undefined), async (url) => {
       const r = codes(await bench(url, 9, { firstByteMs: 300 }));
@@ -88,7 +95,7 @@ describe('fault matrix: purpose-built servers', () => {
         res.end(chunk('a') + usage(1));
       },
       async (url, close) => {
-        const target = new HttpTarget({ baseUrl: url, connections: 1, timeouts: { connectMs: 1000 } });
+        const target = new HttpTarget({ baseUrl: url, connections: 1, timeouts: { connectMs: 1000 }, client });
         const records: RequestRecord[] = [];
         const runner = createHttpStageRunner({ target, dialect: getDialect('openai-chat'), model: 'm', forceLength: true, stream: true, seed: 1, onRecord: (r) => records.push(r) });
         const run = runBenchmark({ profile: 'constant', rates: [20], limits: { maxSeconds: 1 }, workload: createFixedLengthWorkload(8, 1) }, runner);
