@@ -4,12 +4,13 @@ import { DEFAULT_THROUGHPUT_CONCURRENCY } from '../load/profiles.js';
 import type { Workload } from '../workload/types.js';
 
 /**
- * Client CPU one worker spends, from `npm run bench:overhead` on the project's 2-core VM (paced server, 128
- * streams, incremental method; user + kernel): per streamed token and per request (connection, request
- * building, record, one line of requests.jsonl).
+ * Client CPU one worker spends, from `npm run bench:overhead` on the project's 2-core VM: per streamed token, the
+ * paced scenario (one token per packet, 128 streams, incremental method: 3.00 µs user + 1.99 µs kernel); per
+ * request, the ingest rows' cost per token against tokens per request (2.76 µs at 256 tokens, 4.48 µs at 32: about
+ * 63 µs a request for the connection, the request, the record and its line of requests.jsonl).
  */
-export const CPU_US_PER_TOKEN = 17.6;
-export const CPU_US_PER_REQUEST = 120;
+export const CPU_US_PER_TOKEN = 5.0;
+export const CPU_US_PER_REQUEST = 63;
 /** A worker is planned at this share of a core, so its event loop stays responsive enough to stamp tokens on time. */
 export const WORKER_CPU_BUDGET = 0.5;
 /** Tokens a stream delivers per second at most on fast servers (10 ms between tokens): bounds closed loops' load. */
