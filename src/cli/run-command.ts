@@ -164,6 +164,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const runner = createHttpStageRunner({
       target: pool ?? target,
       ...(opts.shard ? { shard: opts.shard } : {}),
+      ...(opts.reasoningFormat ? { reasoningFormat: opts.reasoningFormat } : {}),
       dialect,
       model,
       forceLength: opts.forceLength && dialect.canForceLength,

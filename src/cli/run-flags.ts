@@ -73,6 +73,7 @@ export function runFlags(): Option[] {
     opt(target, '--api-key <key>', 'bearer token, never written anywhere', { shown: '$OPENAI_API_KEY' }),
     opt(target, '--extra-body <json>', 'JSON object merged into every request body'),
     opt(target, '--no-stream', 'non-streaming requests (no TTFT/ITL)'),
+    opt(target, '--reasoning-format <f>', "reasoning models: fields (the engine's reasoning field) | think-tags (inline <think>…</think>)", { value: 'fields' }).choices(['fields', 'think-tags']),
     opt(target, '--no-force-length', 'do not send ignore_eos/min_tokens; let the server stop early'),
 
     opt(sources, '--data <file>', 'prompts from JSONL (prompt or messages), ShareGPT JSON or CSV'),

@@ -28,6 +28,7 @@ export type ReportFormat = (typeof FORMAT_CHOICES)[number];
 
 /** Raw flag values as commander hands them over (strings; booleans for switches). */
 export interface RawRunFlags {
+  reasoningFormat?: string;
   repeat?: string;
   steadyState?: boolean;
   workers?: string;
@@ -157,6 +158,8 @@ export interface RunOptions {
   capacity?: CapacitySettings;
   /** `--columns`: the terminal table's columns (report/columns.ts); undefined = the compact default. */
   columns?: string[];
+  /** `--reasoning-format think-tags`: reasoning is inline `<think>…</think>` (metrics/reasoning.ts); default: the engine's fields. */
+  reasoningFormat?: 'fields' | 'think-tags';
   /** `--steady-state`: rows also report the stretch of steady in-flight count (metrics/steady-state.ts). */
   steadyState?: boolean;
   /** `--repeat N`: every row runs N times (metrics/repeats.ts). */
@@ -313,6 +316,8 @@ export function resolveRunOptions(
   }
   set('slo', parseSlo(raw.slo, p));
   if (raw.steadyState === true) opts.steadyState = true;
+  const reasoningFormat = parseChoice('--reasoning-format', raw.reasoningFormat, ['fields', 'think-tags'] as const, p);
+  if (reasoningFormat === 'think-tags') opts.reasoningFormat = reasoningFormat;
   const repeat = parseNumber('--repeat', raw.repeat, p, { integer: true, positive: true });
   if (repeat !== undefined && repeat > 1) {
     if (profile === 'capacity') p.push('--repeat does not go with --profile capacity: the search repeats the probes near the boundary itself (--capacity-repeats)');

@@ -38,7 +38,7 @@ export function openAiBody(req: GenerationRequest, chat: boolean): Json {
 
 /**
  * One parser for chat and completions chunks of every OpenAI-compatible server: text from `delta`,
- * `message` or `text`; reasoning text counts as generated text; `usage` wherever it appears (nulls
+ * `message` or `text`; reasoning text counts as generated text and is also said apart (`reasoning`); `usage` wherever it appears (nulls
  * ignored; lmdeploy ≤0.9 sends a running total on every chunk, so the last one wins).
  */
 export class OpenAiParser implements StreamParser {
@@ -62,7 +62,8 @@ export class OpenAiParser implements StreamParser {
       return text === '' ? null : { text };
     }
     const ev = this.parse(payload);
-    if (ev !== null && ev.text !== undefined && !this.whole && ev.usage === undefined && ev.finishReason === undefined && ev.error === undefined) {
+    // The template learns answer chunks only: a reasoning chunk has its text in another field.
+    if (ev !== null && ev.text !== undefined && ev.reasoning === undefined && !this.whole && ev.usage === undefined && ev.finishReason === undefined && ev.error === undefined) {
       this.lastInSlot = this.template.learn(payload, ev.text);
     }
     return ev;
@@ -83,16 +84,20 @@ export class OpenAiParser implements StreamParser {
     if (err !== undefined) return this.whole ? { error: err, done: true } : { error: err };
     const ev: FrameEvent = {};
     let text = '';
+    let reasoning = '';
     const choices = v['choices'];
     if (Array.isArray(choices)) {
       for (const c of choices) {
         if (!isObj(c)) continue;
-        text += choiceText(c);
+        const [r, t] = choiceText(c);
+        reasoning += r;
+        text += r + t;
         const finish = normFinish(c['finish_reason']);
         if (finish !== undefined) ev.finishReason = finish;
       }
     }
     if (text !== '') ev.text = text;
+    if (reasoning !== '') ev.reasoning = reasoning;
     const usage = openAiUsage(v['usage']);
     if (usage !== undefined) ev.usage = usage;
     if (ev.finishReason !== undefined) this.finished = true;
@@ -110,9 +115,9 @@ export class OpenAiParser implements StreamParser {
   }
 }
 
-function choiceText(c: Json): string {
+/** [reasoning, answer] text of one choice: reasoning from `reasoning_content` (vLLM, SGLang, lmdeploy, llama.cpp) or `reasoning`. */
+function choiceText(c: Json): [string, string] {
   const d = isObj(c['delta']) ? c['delta'] : isObj(c['message']) ? c['message'] : undefined;
-  if (d === undefined) return str(c['text']) ?? '';
-  const reasoning = str(d['reasoning_content']) ?? str(d['reasoning']) ?? '';
-  return reasoning + (str(d['content']) ?? '');
+  if (d === undefined) return ['', str(c['text']) ?? ''];
+  return [str(d['reasoning_content']) ?? str(d['reasoning']) ?? '', str(d['content']) ?? ''];
 }

@@ -67,6 +67,10 @@ export function openAiUsage(u: unknown): UsageInfo | undefined {
   const details = u['prompt_tokens_details'];
   const cached = isObj(details) ? count(details['cached_tokens']) : undefined;
   if (cached !== undefined) usage.cachedTokens = cached;
+  const out = u['completion_tokens_details'];
+  const reasoning = (isObj(out) ? count(out['reasoning_tokens']) : undefined) ?? count(u['reasoning_tokens']);
+  // SGLang sends reasoning_tokens: 0 on every reply, reasoning or not: only a positive count says something.
+  if (reasoning !== undefined && reasoning > 0) usage.reasoningTokens = reasoning;
   return p === undefined && c === undefined ? undefined : usage;
 }
 

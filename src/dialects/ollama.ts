@@ -54,8 +54,10 @@ class OllamaParser implements StreamParser {
     if (err !== undefined) return { error: err };
     const ev: FrameEvent = {};
     const message = v['message'];
-    const text = (str(v['thinking']) ?? '') + (str(v['response']) ?? (isObj(message) ? contentOf(message) : ''));
+    const thinking = (str(v['thinking']) ?? '') + (isObj(message) ? (str(message['thinking']) ?? '') : '');
+    const text = thinking + (str(v['response']) ?? (isObj(message) ? (str(message['content']) ?? '') : ''));
     if (text !== '') ev.text = text;
+    if (thinking !== '') ev.reasoning = thinking;
     if (v['done'] === true) {
       ev.done = true;
       const finish = normFinish(v['done_reason']);
@@ -75,6 +77,3 @@ class OllamaParser implements StreamParser {
   }
 }
 
-function contentOf(m: Json): string {
-  return (str(m['thinking']) ?? '') + (str(m['content']) ?? '');
-}

@@ -58,6 +58,8 @@ export interface UsageInfo {
   promptTokens?: number;
   outputTokens?: number;
   cachedTokens?: number;
+  /** Output tokens spent reasoning (OpenAI `completion_tokens_details.reasoning_tokens`, SGLang `reasoning_tokens`). */
+  reasoningTokens?: number;
   source: TokenCountSource;
 }
 
@@ -65,6 +67,8 @@ export interface UsageInfo {
 export interface FrameEvent {
   /** Newly generated text in this frame (parsers turn cumulative formats into deltas). */
   text?: string;
+  /** The part of `text` (its start) that is reasoning, from the engine's own field (`reasoning_content`, `thinking`…). */
+  reasoning?: string;
   /** Exact number of generated tokens carried by this frame, when the format says so. */
   tokens?: number;
   usage?: UsageInfo;

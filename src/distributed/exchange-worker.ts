@@ -37,6 +37,7 @@ function shift(ex: Exchange, d: number): Exchange {
   ex.endAtMs += d;
   if (ex.dispatchedAtMs !== undefined) ex.dispatchedAtMs += d;
   if (ex.headersAtMs !== undefined) ex.headersAtMs += d;
+  if (ex.firstAnswerAtMs !== undefined) ex.firstAnswerAtMs += d;
   const times = ex.contentTimesMs;
   for (let i = 0; i < times.length; i++) times[i] = (times[i] as number) + d;
   return ex;

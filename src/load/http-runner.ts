@@ -8,6 +8,7 @@ import { appendReply, buildTurnMessages, isConversationWorkload } from '../workl
 import type { Tokenizer } from '../workload/tokenizer.js';
 import type { ConversationWorkload, WorkItem } from '../workload/types.js';
 import { runStageRealtime, type ExecuteRequest } from './driver.js';
+import type { ReasoningFormat } from '../metrics/reasoning.js';
 import type { ShardSpec } from './shard.js';
 import type { StageRunner } from './types.js';
 
@@ -49,6 +50,8 @@ export interface HttpRunnerOptions {
   slo?: Slo;
   /** `run --shard I/N`: send only this shard's part of each row. */
   shard?: ShardSpec;
+  /** How reasoning is told from the answer (metrics/reasoning.ts). */
+  reasoningFormat?: ReasoningFormat;
 }
 
 interface Sent {
@@ -81,7 +84,8 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       stream: opts.stream,
       ...(opts.extraBody ? { extraBody: opts.extraBody } : {}),
     };
-    const route: SendRoute = { affinity: itemIndex, keepText: item.conversation !== undefined };
+    // The text is needed back from a worker when a conversation resends it, or to find inline <think> tags.
+    const route: SendRoute = { affinity: itemIndex, keepText: item.conversation !== undefined || opts.reasoningFormat === 'think-tags' };
     // Handed over early (a worker pool): the worker itself waits for the scheduled time.
     if (lead > 0) route.notBeforeMs = scheduledAtMs;
     const ex = await target.send(dialect.buildRequest(request), dialect, request, opts.signal, route);
@@ -95,6 +99,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
       interrupted: opts.signal?.aborted === true,
       streamed: opts.stream,
+      ...(opts.reasoningFormat ? { reasoningFormat: opts.reasoningFormat } : {}),
     });
     if (ex.worker !== undefined) record.worker = ex.worker;
     return { record, replyText: item.conversation ? ex.textParts.join('') : '' };

@@ -56,6 +56,9 @@ const REQUEST_METRICS = [
   'latencyPerOutputTokenMs',
   'promptTokens',
   'outputTokens',
+  'ttfoMs',
+  'reasoningTokens',
+  'answerItlMs',
 ] as const;
 type RequestMetric = (typeof REQUEST_METRICS)[number];
 

@@ -2,6 +2,7 @@ import type { Exchange } from '../transport/exchange.js';
 import type { Tokenizer } from '../workload/tokenizer.js';
 import type { WorkItem } from '../workload/types.js';
 import type { RequestRecord } from './record.js';
+import { reasoningOf, type ReasoningFormat } from './reasoning.js';
 
 export interface RecordContext {
   id: number;
@@ -20,6 +21,8 @@ export interface RecordContext {
    * the first token nor the gaps between tokens were observed. Absent = streamed.
    */
   streamed?: boolean;
+  /** How reasoning is told from the answer (metrics/reasoning.ts); default: the engine's own fields. */
+  reasoningFormat?: ReasoningFormat;
 }
 
 /** Turn one observed exchange into a record with every derived per-request metric (design.md §2). */
@@ -108,6 +111,18 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
     }
     record.latencyPerTokenMs = e2e / (promptTokens + outputTokens);
     record.latencyPerOutputTokenMs = e2e / outputTokens;
+    const reasoning = reasoningOf(ex, ctx.reasoningFormat ?? 'fields', ctx.tokenizer);
+    if (reasoning) {
+      record.reasoningTokens = reasoning.reasoningTokens;
+      record.reasoningTokenSource = reasoning.reasoningTokenSource;
+      const answerAt = reasoning.firstAnswerAtMs;
+      if (streamed && answerAt !== undefined) {
+        // Time to first output token of the answer (TTFO), and the answer's own inter-token latency.
+        record.ttfoMs = answerAt - ex.sentAtMs;
+        const answerTokens = outputTokens - reasoning.reasoningTokens;
+        if (answerTokens > 1 && lastTokenAtMs !== undefined && lastTokenAtMs > answerAt) record.answerItlMs = (lastTokenAtMs - answerAt) / (answerTokens - 1);
+      }
+    }
   }
   return record;
 }

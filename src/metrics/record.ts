@@ -51,6 +51,13 @@ export interface RequestRecord {
   /** The client's own prompt count, kept beside the server's to expose mismatches. */
   clientPromptTokens: number;
   cachedTokens?: number;
+  /** Reasoning models: output tokens spent reasoning (server count when given) and where that count came from. */
+  reasoningTokens?: number;
+  reasoningTokenSource?: TokenCountSource;
+  /** Time to first output token of the answer, after the reasoning (TTFO), ms. */
+  ttfoMs?: number;
+  /** The answer's own inter-token latency (after its first token), ms. */
+  answerItlMs?: number;
   /** Multi-turn: the turn index (0 = first) and the conversation it belongs to. */
   turn?: number;
   conversationId?: number;

@@ -32,6 +32,9 @@ const METRIC_NAMES = [
   'ttftLaterTurnMs',
   'cachedTokens',
   'tokensPerChunk',
+  'ttfoMs',
+  'reasoningTokens',
+  'answerItlMs',
 ] as const;
 
 /** promptTokenMismatch: server-reported minus client-built prompt tokens (whole prompts with a server count). */

@@ -101,6 +101,8 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
     help: 'with --slo: share of requests meeting every limit (capacity: pass/FAIL per probe)',
     cell: (r, ctx) => (r.throughput ? sloCell(r.throughput, ctx.capacity) : '—'),
   },
+  { name: 'ttfo', header: fixed('TTFO (ms)'), help: 'reasoning models: mean time to the first token of the answer, ms', cell: lat((s) => s.metrics.ttfoMs?.mean) },
+  { name: 'reasoning', header: fixed('Reasoning tokens'), help: 'reasoning models: mean output tokens spent reasoning per request', cell: lat((s) => s.metrics.reasoningTokens?.mean) },
   {
     name: 'cache',
     header: fixed('Cache hit %'),
@@ -123,6 +125,7 @@ const DEFAULTS: Record<'sweep' | 'grid', readonly string[]> = {
 /** The default columns of a layout: the compact set, plus SLO and server columns when the run has them. */
 export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageSummary[]): string[] {
   const out = [...DEFAULTS[layout]];
+  if (stages.some((s) => s.metrics.reasoningTokens)) out.splice(out.indexOf('ttft') + 1, 0, 'ttfo', 'reasoning');
   if (stages.some((s) => s.sloAttainment)) out.push('slo');
   // A server that reports its cache but served nothing from it (unique prompts) adds a column of zeros: shown on demand only.
   if (stages.some((s) => (s.prefixCacheHitRate ?? 0) > 0)) out.push('cache');

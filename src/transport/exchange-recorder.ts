@@ -100,6 +100,7 @@ export class ExchangeRecorder {
         if (piece !== '') {
           this.ex.contentTimesMs.push(now);
           this.ex.textParts.push(piece);
+          this.ex.firstAnswerAtMs ??= now;
           this.allFramesCounted = false;
         }
         return;
@@ -163,6 +164,12 @@ export class ExchangeRecorder {
     if ((event.text !== undefined && event.text !== '') || (event.tokens ?? 0) > 0) {
       ex.contentTimesMs.push(this.now);
       if (event.text) ex.textParts.push(event.text);
+      if (event.reasoning) {
+        (ex.reasoningParts ??= []).push(event.reasoning);
+        // A frame of reasoning alone; one that also carries answer text starts the answer.
+        if (event.text === event.reasoning) ex.reasoningFrames = (ex.reasoningFrames ?? 0) + 1;
+        else ex.firstAnswerAtMs ??= this.now;
+      } else ex.firstAnswerAtMs ??= this.now;
       if (event.tokens === undefined) this.allFramesCounted = false;
       else this.countedTokens += event.tokens;
     }

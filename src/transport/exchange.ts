@@ -35,6 +35,12 @@ export interface Exchange {
   frameTokens?: number;
   /** Generated text pieces in order (joined only when a client-side count is needed). */
   textParts: string[];
+  /** Reasoning text the engine sent in its own field (reasoning_content, thinking…), in order; absent when none. */
+  reasoningParts?: string[];
+  /** Content-bearing frames that carried only reasoning text. */
+  reasoningFrames?: number;
+  /** Arrival of the first frame with answer text (not reasoning): the first output token of the answer. */
+  firstAnswerAtMs?: number;
   usage?: UsageInfo;
   finishReason?: string;
   /** The dialect's final event arrived. */

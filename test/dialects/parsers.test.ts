@@ -50,12 +50,15 @@ describe('openai parser', () => {
     expect(p.frame('42', 'data')?.error?.type).toBe('parse');
   });
 
-  it("TGI completions' empty finish_reason is not a finish; reasoning text counts as generated text", () => {
+  it("TGI completions' empty finish_reason is not a finish; reasoning text counts as generated text and is said apart", () => {
     expect(feed('openai-completions', ['{"choices":[{"index":0,"text":" world","logprobs":null,"finish_reason":""}]}'])).toEqual([
       { text: ' world' },
     ]);
     expect(feed('openai-chat', ['{"choices":[{"index":0,"delta":{"reasoning":"hmm","content":null},"finish_reason":null}]}'])).toEqual([
-      { text: 'hmm' },
+      { text: 'hmm', reasoning: 'hmm' },
+    ]);
+    expect(feed('openai-chat', ['{"choices":[{"index":0,"delta":{"reasoning_content":"so","content":" Yes"},"finish_reason":null}]}'])).toEqual([
+      { text: 'so Yes', reasoning: 'so' },
     ]);
   });
 
@@ -190,9 +193,9 @@ describe('ollama', () => {
     expect(ev).toEqual({ done: true, finishReason: 'stop', usage: { outputTokens: 0, source: 'server-usage' } });
   });
 
-  it('thinking text counts as generated text', () => {
+  it('thinking text counts as generated text and is said apart', () => {
     expect(feed('ollama', ['{"model":"m","created_at":"x","response":"","thinking":"\\u003cplan\\u003e","done":false}'])).toEqual([
-      { text: '<plan>' },
+      { text: '<plan>', reasoning: '<plan>' },
     ]);
   });
 });

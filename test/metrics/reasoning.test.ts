@@ -1,0 +1,142 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../../src/metrics/record.js';
+import type { SimServer } from '../../src/sim/server/index.js';
+import { runCli } from '../helpers/cli.js';
+import { readBody } from '../helpers/http-util.js';
+import { start } from '../sim/server-helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ib-reasoning-'));
+const FIRST_MS = 30;
+const GAP_MS = 5;
+const REASONING = 40;
+const ANSWER = 24;
+/** First answer token: after the first token and 40 gaps (the 40 reasoning tokens, one per chunk). */
+const ANSWER_AT_MS = FIRST_MS + REASONING * GAP_MS;
+
+/** Streams 40 reasoning tokens, then 24 answer tokens, one per chunk at known times: in `reasoning_content`, or inline <think>. */
+interface ServerTruth {
+  /** Request id → ms from reading the request to writing its first answer chunk. */
+  answerAfterMs: Map<string, number>;
+}
+
+function reasoningServer(mode: 'field' | 'think-tags', withDetails: boolean): Promise<{ url: string; truth: ServerTruth; close(): Promise<void> }> {
+  const truth: ServerTruth = { answerAfterMs: new Map() };
+  let requests = 0;
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ object: 'list', data: [{ id: 'r1', object: 'model', owned_by: 'test' }] }));
+    }
+    void readBody(req).then(() => {
+      const receivedAt = performance.now();
+      const id = `r${++requests}`;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': id });
+      res.socket?.setNoDelay(true);
+      const chunk = (delta: Record<string, unknown>): string => `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+      const pieces: string[] = [];
+      for (let i = 0; i < REASONING; i++) {
+        const word = `${i === 0 && mode === 'think-tags' ? '<think>' : ''} think`;
+        pieces.push(mode === 'field' ? chunk({ reasoning_content: word }) : chunk({ content: word }));
+      }
+      for (let i = 0; i < ANSWER; i++) pieces.push(chunk({ content: `${i === 0 && mode === 'think-tags' ? '</think>\n\n' : ''}${i === 0 ? 'Answer' : ' word'}` }));
+      let k = 0;
+      const send = (): void => {
+        // The known time: when the first answer chunk is written (timers drift under load, so it is measured).
+        if (k === REASONING) truth.answerAfterMs.set(id, performance.now() - receivedAt);
+        res.write(pieces[k++] as string);
+        if (k < pieces.length) return void setTimeout(send, GAP_MS);
+        const usage = { prompt_tokens: 12, completion_tokens: REASONING + ANSWER, total_tokens: 12 + REASONING + ANSWER, ...(withDetails ? { completion_tokens_details: { reasoning_tokens: REASONING } } : {}) };
+        res.end(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage })}\n\ndata: [DONE]\n\n`);
+      };
+      setTimeout(send, FIRST_MS);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${port}`, truth, close: () => new Promise((r) => server.close(() => r())) });
+    }),
+  );
+}
+
+function records(out: string): RequestRecord[] {
+  return readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
+}
+
+const run = (url: string, out: string, extra: string[] = []): ReturnType<typeof runCli> =>
+  runCli(['run', '--target', url, '--api', 'openai-chat', '--model', 'r1', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2', '--max-requests', '6',
+    '--output-tokens', String(REASONING + ANSWER), '--idle-wait', '0', '--out', join(dir, out), '--no-progress', ...extra]);
+
+describe('reasoning models: reasoning tokens and time to first answer token (issue 14, item 1)', () => {
+  it('reasoning_content: 40 reasoning tokens from usage details, TTFO at the known time, TTFO and Reasoning columns', async () => {
+    const s = await reasoningServer('field', true);
+    try {
+      const res = await run(s.url, 'field');
+      expect(res.code, res.stderr).toBe(0);
+      for (const r of records(join(dir, 'field'))) {
+        expect(r.reasoningTokens).toBe(REASONING);
+        expect(r.reasoningTokenSource).toBe('server-usage');
+        // TTFO at the server's first answer write (±10 ms: the request's trip and the read), after ≥ 40 × 5 ms of reasoning.
+        const known = s.truth.answerAfterMs.get(r.serverRequestId as string) as number;
+        expect(known).toBeGreaterThanOrEqual(ANSWER_AT_MS);
+        expect(Math.abs((r.ttfoMs as number) - known)).toBeLessThan(10);
+        expect(r.outputTokens).toBe(REASONING + ANSWER);
+      }
+      expect(res.stdout).toMatch(/TTFO \(ms\) \| Reasoning tokens/);
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+
+  it('inline <think> with --reasoning-format think-tags, no server count: the reasoning is counted, TTFO at the answer', async () => {
+    const s = await reasoningServer('think-tags', false);
+    try {
+      const res = await run(s.url, 'tags', ['--reasoning-format', 'think-tags']);
+      expect(res.code, res.stderr).toBe(0);
+      for (const r of records(join(dir, 'tags'))) {
+        expect(r.reasoningTokenSource).toBe('client-tokenizer');
+        expect(Math.abs((r.reasoningTokens as number) - REASONING)).toBeLessThanOrEqual(2);
+        const known = s.truth.answerAfterMs.get(r.serverRequestId as string) as number;
+        expect(Math.abs((r.ttfoMs as number) - known)).toBeLessThan(10);
+      }
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+});
+
+describe('reasoning against the simulator (--reasoning-tokens 40)', () => {
+  let vllm: SimServer;
+  let sglang: SimServer;
+  let ollama: SimServer;
+  beforeAll(async () => {
+    const reasoning = { reasoningTokens: { kind: 'fixed' as const, value: 40 }, model: 'Qwen2-7B-Instruct', modelTimeScale: 0.5 };
+    [vllm, sglang, ollama] = await Promise.all([start('vllm', reasoning), start('sglang', reasoning), start('ollama', reasoning)]);
+  });
+  afterAll(async () => Promise.all([vllm, sglang, ollama].map((s) => s?.close())));
+
+  for (const [name, api, extra] of [
+    ['vllm chat (reasoning_content)', 'openai-chat', []],
+    ['sglang chat (reasoning_content)', 'openai-chat', []],
+    ['ollama (thinking)', 'ollama', []],
+    ['vllm completions (inline <think>)', 'openai-completions', ['--reasoning-format', 'think-tags']],
+  ] as const) {
+    it(name, async () => {
+      const server = name.startsWith('sglang') ? sglang : name.startsWith('ollama') ? ollama : vllm;
+      const out = join(dir, name.replace(/\W+/g, '-'));
+      const res = await runCli(['run', '--target', server.url, '--api', api, '--model', 'Qwen2-7B-Instruct', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2',
+        '--max-requests', '4', '--output-tokens', '64', '--idle-wait', '0', '--out', out, '--no-progress', ...extra]);
+      expect(res.code, res.stderr).toBe(0);
+      for (const r of records(out)) {
+        expect(Math.abs((r.reasoningTokens as number) - 40)).toBeLessThanOrEqual(2);
+        // The answer starts after the reasoning: later than the first token, by about 40 tokens' worth of steps.
+        expect(r.ttfoMs as number).toBeGreaterThan((r.ttftMs as number) + 20 * (r.itlMs as number));
+      }
+    }, 30_000);
+  }
+});
