@@ -6,6 +6,7 @@
 import type { ExchangeSender } from '../src/load/http-runner.js';
 import { WorkerPool } from '../src/distributed/worker-pool.js';
 import type { WorkerStats } from '../src/distributed/protocol.js';
+import type { Timeouts } from '../src/transport/exchange.js';
 import { HttpTarget } from '../src/transport/http.js';
 
 export interface BenchSender {
@@ -19,11 +20,12 @@ export interface BenchSender {
 }
 
 /** `connections` is per sender: each worker gets that many, as `run --workers` does. */
-export async function openSender(workers: number, baseUrl: string, connections: number): Promise<BenchSender> {
+export async function openSender(workers: number, baseUrl: string, connections: number, timeouts?: Partial<Timeouts>): Promise<BenchSender> {
+  const t = timeouts ? { timeouts } : {};
   if (workers <= 1) {
-    const target = new HttpTarget({ baseUrl, connections });
+    const target = new HttpTarget({ baseUrl, connections, ...t });
     return { workers: 1, target, clockResidualUs: 0, workerStats: async () => [], close: () => target.close() };
   }
-  const pool = await WorkerPool.start({ workers, baseUrl, connections });
+  const pool = await WorkerPool.start({ workers, baseUrl, connections, ...t });
   return { workers, target: pool, clockResidualUs: pool.clockResidualUs, workerStats: () => pool.stats(), close: () => pool.close() };
 }

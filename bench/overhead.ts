@@ -14,7 +14,6 @@ import { runBenchmark } from '../src/load/benchmark.js';
 import { createHttpStageRunner } from '../src/load/http-runner.js';
 import type { ProfileConfig } from '../src/load/profiles.js';
 import type { RequestRecord } from '../src/metrics/record.js';
-import { HttpTarget } from '../src/transport/http.js';
 import type { Workload } from '../src/workload/types.js';
 import { ensureFdLimit } from './_fd.js';
 import { PACED_METHOD, pacedScenario, type PacedRow } from './_overhead-paced.js';
@@ -81,8 +80,8 @@ interface Measured {
 }
 
 async function measure(sim: SimChild, cfg: ProfileConfig, connections: number, workers = 1): Promise<Measured> {
-  const sender = workers > 1 ? await openSender(workers, sim.url, connections) : undefined;
-  const target = sender?.target ?? new HttpTarget({ baseUrl: sim.url, connections, timeouts: { connectMs: 30_000 } });
+  const sender = await openSender(workers, sim.url, connections, { connectMs: 30_000 });
+  const { target } = sender;
   const records: RequestRecord[] = [];
   let inFlight = 0;
   let peak = 0;
@@ -124,7 +123,7 @@ async function measure(sim: SimChild, cfg: ProfileConfig, connections: number, w
   const simCpu = (await sim.usage()).cpuMicros - simCpu0;
   loop.disable();
   clearInterval(sampler);
-  await (sender ? sender.close() : (target as HttpTarget).close());
+  await sender.close();
   return {
     records, wallMs, cpuMicros: cpu.user + cpu.system, simCpuMicros: simCpu, runqueueWaitMs: wait, loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 1),
     peakInFlight: peak, rssAtPeak, heapAtPeak, rss0, heap0,

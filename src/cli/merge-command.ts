@@ -20,7 +20,7 @@ export async function mergeCommand(dirs: string[], flags: MergeFlags, io: { stdo
   if (dirs.length === 0) throw configError('merge needs the shard folders', 'e.g. inferbench merge shard-0 shard-1 shard-2 --out merged');
   const outDir = resolve(flags.out);
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw configError(`--out ${flags.out} is not empty`, 'give a new folder for the merged run');
-  const folders = dirs.map(readShardFolder);
+  const folders = await Promise.all(dirs.map(readShardFolder));
   const { doc, records } = mergeShards(folders, outDir);
   const human = flags.json ? io.stderr : io.stdout;
   const say = (line: string): void => void human.write(`${line}\n`);

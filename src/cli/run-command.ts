@@ -106,6 +106,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     say(`prompts: ${opts.profile === 'grid' ? gridDescription(opts) : setup.workload.description}`);
     const profileCfg = buildProfileConfig(opts, setup.workloadFor, setup.workload);
 
+    /** Shards: the key every shard of this run shares (manifest, summary, barrier). */
+    const runKey = opts.shard ? runKeyOf(opts) : undefined;
     const createdAt = resumed ? new Date(resumed.createdAt) : new Date();
     const outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));
     writer = new RunWriter(outDir, opts.records);
@@ -129,7 +131,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       options: { ...opts, apiKey: opts.apiKey ? '<redacted>' : undefined },
       target: { url: opts.target ?? null, simulated: sim !== undefined, sim: sim?.description, api: dialect.name, engine, model, detection },
       seed: opts.seed,
-      ...(opts.shard ? { shard: { index: opts.shard.index, count: opts.shard.count, runKey: runKeyOf(opts) } } : {}),
+      ...(opts.shard ? { shard: { index: opts.shard.index, count: opts.shard.count, runKey } } : {}),
     });
     if (!resumed) writeSampleRequests(writer, opts, setup);
 
@@ -214,7 +216,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       shardInfo = {
         index: opts.shard.index,
         count: opts.shard.count,
-        runKey: runKeyOf(opts),
+        runKey: runKey as string,
         seed: opts.seed,
         ...(opts.startAt !== undefined ? { startAt: new Date(opts.startAt).toISOString(), startOffsetMs: startedAt - opts.startAt } : {}),
         startedAt: new Date(startedAt).toISOString(),
@@ -251,7 +253,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...(opts.shard && opts.barrier
         ? {
             alignStage: async (i: number) => {
-              const met = await meetAtRow(i, { dir: resolve(opts.barrier as string), shard: opts.shard as ShardSpec, meeting: `${runKeyOf(opts)}-${opts.startAt ?? 'now'}` }, abort.signal);
+              const met = await meetAtRow(i, { dir: resolve(opts.barrier as string), shard: opts.shard as ShardSpec, meeting: `${runKey as string}-${opts.startAt ?? 'now'}` }, abort.signal);
               if (met.waitedMs > 2000) say(`barrier: every shard reached row ${i + 1} after ${(met.waitedMs / 1000).toFixed(1)} s`);
             },
           }

@@ -12,6 +12,7 @@ import type { ClientHealth } from '../metrics/health.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { StageSummary } from '../metrics/summary.js';
 import type { RunSummaryDoc } from '../report/run-summary.js';
+import { walkMeasuredRecords } from '../store/requests-reader.js';
 import type { MergedFrom } from './merge-types.js';
 import { recomputeStage, recordedWindow } from './recompute.js';
 import type { ShardInfo } from './shard-run.js';
@@ -35,7 +36,7 @@ function readJson(path: string, what: string): unknown {
 }
 
 /** Reads one shard's folder, refusing what merge cannot use (with which folder and why). */
-export function readShardFolder(dirArg: string): ShardFolder {
+export async function readShardFolder(dirArg: string): Promise<ShardFolder> {
   const dir = resolve(dirArg);
   if (!existsSync(join(dir, 'manifest.json'))) throw configError(`${dirArg}: no manifest.json there`, 'give the folders that inferbench run --shard I/N wrote');
   const manifest = readJson(join(dir, 'manifest.json'), 'the manifest') as ShardFolder['manifest'];
@@ -45,17 +46,11 @@ export function readShardFolder(dirArg: string): ShardFolder {
     throw configError(`${dirArg} is not a shard (its run had no --shard I/N)`, 'merge joins the folders of one run started with --shard 0/N … --shard N-1/N');
   }
   const records: RequestRecord[] = [];
-  const path = join(dir, 'requests.jsonl');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const { schemaVersion: _v, ...rec } = JSON.parse(line) as RequestRecord & { schemaVersion?: number };
-      records.push(rec);
-    } catch {
-      throw configError(`${dirArg}/requests.jsonl has a line that is not JSON (cut by a crash?)`, 'run that shard again');
-    }
-  }
+  const tally = await walkMeasuredRecords(dir, () => undefined, (line) => {
+    const { schemaVersion: _v, ...rec } = line as unknown as RequestRecord & { schemaVersion?: number };
+    records.push(rec);
+  });
+  if (tally.badLines > 0) throw configError(`${dirArg}/requests.jsonl has ${tally.badLines} line(s) that are not JSON (cut by a crash?)`, 'run that shard again');
   return { dir, manifest, summary, shard: summary.shard, records };
 }
 

@@ -6,7 +6,8 @@
  * performance.now() clocks is measured at start (clock-offset.ts) and reported.
  */
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../core/module-worker.js';
 import { InferbenchError } from '../core/errors.js';
 import type { Dialect, GenerationRequest, HttpRequestPlan } from '../dialects/types.js';
 import type { Exchange, Timeouts } from '../transport/exchange.js';
@@ -56,7 +57,7 @@ export class WorkerPool implements ExchangeSender {
             ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
             coordinatorClock,
           };
-          const worker = spawn(setup);
+          const worker = startModuleWorker(import.meta.url, 'exchange-worker', setup);
           const ready = await new Promise<Extract<FromWorker, { type: 'ready' }>>((resolve, reject) => {
             worker.once('message', resolve);
             worker.once('error', reject);
@@ -77,11 +78,8 @@ export class WorkerPool implements ExchangeSender {
   }
 
   send(plan: HttpRequestPlan, dialect: Dialect, request: GenerationRequest, signal?: AbortSignal, route: SendRoute = {}): Promise<Exchange & { worker?: number }> {
-    if (signal?.aborted || this.failure) {
-      const now = performance.now();
-      const message = this.failure ? `load worker failed: ${this.failure.message}` : 'run stopped before the request was sent';
-      return Promise.resolve({ sentAtMs: now, endAtMs: now, contentTimesMs: [], textParts: [], done: false, error: { code: this.failure ? 'E_INTERNAL' : 'E_ABORTED', message } });
-    }
+    if (this.failure) return Promise.resolve(failedExchange('E_INTERNAL', `load worker failed: ${this.failure.message}`));
+    if (signal?.aborted) return Promise.resolve(failedExchange('E_ABORTED', 'run stopped before the request was sent'));
     const index = route.affinity !== undefined ? route.affinity % this.lanes.length : this.nextLane++ % this.lanes.length;
     const lane = this.lanes[index] as Lane;
     const id = this.nextId++;
@@ -154,22 +152,14 @@ export class WorkerPool implements ExchangeSender {
     worker.on('error', (err) => {
       this.failure = err;
       // Requests on a dead worker end as failures with the reason: what was measured stays.
-      const now = performance.now();
-      for (const done of lane.pending.values()) {
-        done({ sentAtMs: now, endAtMs: now, contentTimesMs: [], textParts: [], done: false, error: { code: 'E_INTERNAL', message: `load worker ${index} failed: ${err.message}` } });
-      }
+      for (const done of lane.pending.values()) done(failedExchange('E_INTERNAL', `load worker ${index} failed: ${err.message}`));
       lane.pending.clear();
     });
   }
 }
 
-/** A worker thread running exchange-worker (from source under tsx, or the built .js). */
-function spawn(setup: WorkerSetup): Worker {
-  if (import.meta.url.endsWith('.ts')) {
-    return new Worker(
-      `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(new URL('./exchange-worker.ts', import.meta.url).href)}); })`,
-      { eval: true, workerData: setup },
-    );
-  }
-  return new Worker(new URL('./exchange-worker.js', import.meta.url), { workerData: setup });
+/** An exchange that never reached the server: sent and ended now, with its reason. */
+function failedExchange(code: 'E_INTERNAL' | 'E_ABORTED', message: string): Exchange {
+  const now = performance.now();
+  return { sentAtMs: now, endAtMs: now, contentTimesMs: [], textParts: [], done: false, error: { code, message } };
 }

@@ -3,8 +3,8 @@
  * own, and each worker thread is another, so a 2-core machine runs two searches at once. Worker lanes keep a
  * second job queued, so a worker never waits for a main thread that is busy with its own candidate.
  */
-import { Worker } from 'node:worker_threads';
 import { InferbenchError } from '../core/errors.js';
+import { startModuleWorker } from '../core/module-worker.js';
 import { evaluateCandidate } from './evaluate.js';
 import type { CandidateShape, EvaluatedCapacity, PlanJobSettings } from './types.js';
 
@@ -31,13 +31,7 @@ type Reply = { id: number; result: EvaluatedCapacity } | { id: number; error: { 
 
 /** A worker thread running src/plan/worker.ts (from source under tsx, or the built .js). */
 export async function workerLane(job: PlanJobSettings): Promise<Lane> {
-  const worker = import.meta.url.endsWith('.ts')
-    ? // Running from source (tests, dev): the worker registers tsx itself before loading the TS entry.
-      new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); })`,
-        { eval: true, workerData: job },
-      )
-    : new Worker(new URL('./worker.js', import.meta.url), { workerData: job });
+  const worker = startModuleWorker(import.meta.url, 'worker', job);
   const pending = new Map<number, { resolve: (r: EvaluatedCapacity) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let failed: Error | undefined;

@@ -35,9 +35,20 @@ export interface PriceTable {
   unpriced?: string[];
 }
 
+/** Prices the user gave: `--prices FILE`, then `--gpu-hour-price` (the flag wins). */
+export interface GivenPrices {
+  file?: Record<string, number>;
+  flag?: Record<string, number>;
+}
+
+/** The user's price for a GPU, if any. */
+function userPrice(gpu: string, given: GivenPrices): number | undefined {
+  return given.flag?.[gpu] ?? given.file?.[gpu];
+}
+
 /** Whether a GPU has a price: the user's (file or flag) or the built-in assumption. */
-export function hasPrice(gpu: string, given: { file?: Record<string, number>; flag?: Record<string, number> }): boolean {
-  return given.flag?.[gpu] !== undefined || given.file?.[gpu] !== undefined || DEFAULT_GPU_HOUR_PRICES[gpu] !== undefined;
+export function hasPrice(gpu: string, given: GivenPrices): boolean {
+  return userPrice(gpu, given) !== undefined || DEFAULT_GPU_HOUR_PRICES[gpu] !== undefined;
 }
 
 /** `H100=2.49,A100-80GB=1.79`: catalog GPU names (any alias) to USD per GPU-hour. */
@@ -87,11 +98,10 @@ function addPrice(out: Record<string, number>, gpu: string, usd: number, where: 
  * The prices for the GPUs searched: the file's, then the flag's (the flag wins), then the built-in
  * assumption. A GPU with none at all (added by --catalog) is a usage error that names the flag to use.
  */
-export function resolvePrices(gpus: readonly string[], given: { file?: Record<string, number>; flag?: Record<string, number> }): PriceTable {
-  const user = { ...given.file, ...given.flag };
+export function resolvePrices(gpus: readonly string[], given: GivenPrices): PriceTable {
   const table: PriceTable = { perGpuHour: {}, assumed: [], given: [] };
   for (const gpu of gpus) {
-    const own = user[gpu];
+    const own = userPrice(gpu, given);
     const fallback = DEFAULT_GPU_HOUR_PRICES[gpu];
     if (own !== undefined) {
       table.perGpuHour[gpu] = own;
