@@ -64,7 +64,9 @@ export function buildProgram(): Command {
       const opts = resolveRunOptions(withSources(flags, cmd), process.env, undefined, notices);
       printNotices(notices, opts.json);
       const { readCalibrationFlags } = await import('./calibration-flags.js');
-      process.exitCode = (await predictCommand(opts, io, readCalibrationFlags(flags, cmd))).exitCode;
+      const { parseSpecDecode } = await import('../sim/engine/spec-decode.js');
+      const features = typeof flags['specDecode'] === 'string' ? { specDecode: parseSpecDecode(flags['specDecode']) } : {};
+      process.exitCode = (await predictCommand(opts, io, readCalibrationFlags(flags, cmd), features)).exitCode;
     });
 
   addPlanCommand(program, io);

@@ -7,6 +7,7 @@ import { parseColumns } from '../report/columns.js';
 import { terminalStyle } from '../report/terminal.js';
 import { workloadSpecOf } from './workload-spec.js';
 import { resolveSimEngine } from '../sim/create.js';
+import type { SpecDecode } from '../sim/engine/spec-decode.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { checkSimLimits } from './sim-limits.js';
 import { RunWriter } from '../store/run-writer.js';
@@ -23,6 +24,7 @@ export async function predictCommand(
   opts: RunOptions,
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   calibrationFlags?: CalibrationFlags,
+  features: { specDecode?: SpecDecode } = {},
 ): Promise<{ doc: RunSummaryDoc; exitCode: number }> {
   const human = opts.json ? io.stderr : io.stdout;
   if (opts.columns) parseColumns(opts.columns.join(','));
@@ -36,7 +38,7 @@ export async function predictCommand(
     seed: opts.seed,
     ...(opts.quant ? { quant: opts.quant } : {}),
   }, calibrationFlags, human);
-  const engineOptions = calibrated.engine;
+  const engineOptions = { ...calibrated.engine, ...(features.specDecode ? { specDecode: features.specDecode } : {}) };
   const started = performance.now();
   const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed });
   const d = runner.description;
@@ -75,7 +77,7 @@ export async function predictCommand(
     ...(calibrated.report ? { calibration: calibrated.report } : {}),
     interrupted: false,
     notes: [
-      `engine model: ${d.engineLabel}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
+      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
     ],
   };
   if (opts.out) {

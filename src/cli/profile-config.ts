@@ -11,7 +11,8 @@ export function gridDescription(opts: RunOptions): string {
 export function lengthContext(opts: RunOptions, description: string): { promptTokens?: number; outputTokens?: number; lengths?: string } {
   if (opts.profile === 'grid') return {};
   const w = opts.workload;
-  const fixed = !w.scenario && !w.promptDist && !w.outputDist && !w.data && !w.trace && !w.turns;
+  // Embeddings (batchSize set): the workload's words say the inputs per request, which two lengths cannot.
+  const fixed = !w.scenario && !w.promptDist && !w.outputDist && !w.data && !w.trace && !w.turns && opts.batchSize === undefined && !w.images;
   return fixed ? { promptTokens: opts.promptTokens, outputTokens: opts.outputTokens } : { lengths: description };
 }
 

@@ -52,7 +52,9 @@ export class Progress {
     const failed = s.requests.errors > 0 ? `, ${s.requests.errors} failed` : '';
     const cut = s.requests.incomplete > 0 ? `, ${s.requests.incomplete} cut` : '';
     const fig =
-      s.requests.ok > 0
+      s.requests.ok > 0 && s.inputThroughput !== undefined
+        ? `${s.requestThroughput.toFixed(2)} req/s, ${s.inputThroughput.toFixed(1)} inputs/s, latency ${fmt(m.e2eMs?.mean)} ms, ${s.promptTokenThroughput.toFixed(0)} input tok/s`
+        : s.requests.ok > 0
         ? `${s.requestThroughput.toFixed(2)} req/s, TTFT ${fmt(m.ttftMs?.mean)} ms, ITL ${fmt(m.itlMs?.mean)} ms, ${s.outputTokenThroughput.toFixed(1)} tok/s`
         : `no successful request${s.firstError ? ` (${shortError(s.firstError)})` : ''}`;
     this.out.write(`[${this.stageNo}] ${s.label}: ${s.requests.ok}/${s.requests.total} ok${failed}${cut} in ${s.durationS.toFixed(1)} s — ${fig}\n`);

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { imageApiFor } from '../config/image-options.js';
 import type { RunOptions } from '../config/run-options.js';
 import { InferbenchError, configError } from '../core/errors.js';
 import { shortError } from '../core/short-error.js';
@@ -240,11 +241,13 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...(opts.steadyState ? { steadyState: true } : {}),
       beforeStage: (_spec, _i, prior) => {
         const prev = prior[prior.length - 1];
-        const sync = prior.find((x) => x.label === 'synchronous' && x.metrics.ttftMs);
+        // The probe's idle level: the synchronous row's TTFT (embeddings: its latency, which the probe then times).
+        const idleOf = (x: StageSummary) => (dialect.embeddings ? x.metrics.e2eMs : x.metrics.ttftMs);
+        const sync = prior.find((x) => x.label === 'synchronous' && idleOf(x));
         return waitForIdleServer({
           ...(telemetry.hasGauges ? { readGauges: () => telemetry.readNow() } : {}),
           probe: () => probeTtft(target as HttpTarget, dialect, model, setup.workload),
-          ...(sync?.metrics.ttftMs ? { idleTtftMs: sync.metrics.ttftMs.median } : {}),
+          ...(sync && idleOf(sync) ? { idleTtftMs: (idleOf(sync) as NonNullable<StageSummary['metrics']['e2eMs']>).median, ...(dialect.embeddings ? { probeLabel: 'latency' } : {}) } : {}),
           leftRequests: prev !== undefined && (prev.requests.incomplete > 0 || prev.stoppedEarly !== undefined),
           boundMs: opts.idleWaitSeconds * 1000,
           signal: abort.signal,
@@ -258,6 +261,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
             },
           }
         : {}),
+      ...(telemetry.hasGauges ? { markStage: (i: number) => telemetry.markEdge(i) } : {}),
       onStageStart: (spec, i) => {
         telemetry.setStage(i);
         progress.stageStarted(spec, i);
@@ -339,11 +343,14 @@ async function resolveApi(
     if (!model) throw configError(`the server at ${baseUrl} lists no model`, 'pass --model NAME');
     if (opts.model && !sim) await checkServedModel(opts.model, { baseUrl, engine: found.engine, apiKey: opts.apiKey, models: found.models });
     const version = found.version ? ` ${found.version}` : '';
+    // Images need a chat route: a server detected on its completions or native route is spoken to on its OpenAI chat route.
+    const api = opts.workload.images ? imageApiFor(found.api) : found.api;
+    const swapped = api !== found.api ? ` (its chat route: --images)` : '';
     return {
-      dialect: getDialect(found.api),
+      dialect: getDialect(api),
       model,
       engine: found.engine,
-      detection: `${found.engine}${version}, model ${model}, speaking ${found.api} (${found.evidence}); override with --api`,
+      detection: `${found.engine}${version}, model ${model}, speaking ${api}${swapped} (${found.evidence}); override with --api`,
       ...(found.version ? { engineVersion: found.version } : {}),
     };
   }
@@ -391,8 +398,15 @@ function hopelessReason(s: StageSummary, api: string, url: string): string | und
 let probes = 0;
 async function probeTtft(target: HttpTarget, dialect: Dialect, model: string, workload: Workload): Promise<number | undefined> {
   const item = workload.item(1_000_000_000 + probes++);
-  const request = { model, prompt: item.prompt, ...(item.messages ? { messages: item.messages } : {}), maxTokens: 1, forceLength: false, stream: true };
+  // Embeddings have no first token: the probe's whole latency, against the synchronous row's (see beforeStage).
+  const embeddings = dialect.embeddings === true;
+  const request = {
+    model, prompt: item.prompt, ...(item.messages ? { messages: item.messages } : {}), ...(item.inputs ? { inputs: item.inputs } : {}),
+    maxTokens: 1, forceLength: false, stream: !embeddings,
+  };
   const ex = await target.send(dialect.buildRequest(request), dialect, request);
-  if (ex.error || ex.contentTimesMs.length === 0) return undefined;
+  if (ex.error) return undefined;
+  if (embeddings) return ex.endAtMs - ex.sentAtMs;
+  if (ex.contentTimesMs.length === 0) return undefined;
   return (ex.contentTimesMs[0] as number) - ex.sentAtMs;
 }

@@ -10,7 +10,7 @@ import { DEFAULT_SIM } from './defaults.js';
 import { addOptions, GROUP, opt } from './help-format.js';
 
 const PROFILES = 'synchronous | concurrent | throughput | constant | poisson | sweep | grid | replay | capacity';
-const APIS = 'auto | openai-chat | openai-completions | vllm | tgi | sglang | lmdeploy | llamacpp | triton | ollama';
+const APIS = 'auto | openai-chat | openai-completions | vllm | tgi | sglang | lmdeploy | llamacpp | triton | ollama | openai-embeddings | tei-embeddings (auto picks a generation API)';
 
 /** The load, workload, limits and SLO flags of `run`, which `predict` shares word for word. */
 export function profileFlags(): Option[] {
@@ -74,6 +74,7 @@ export function runFlags(): Option[] {
     opt(target, '--extra-body <json>', 'JSON object merged into every request body'),
     opt(target, '--no-stream', 'non-streaming requests (no TTFT/ITL)'),
     opt(target, '--reasoning-format <f>', "reasoning models: fields (the engine's reasoning field) | think-tags (inline <think>…</think>)", { value: 'fields' }).choices(['fields', 'think-tags']),
+    opt(target, '--batch-size <n>', 'embeddings APIs: inputs (texts) per request', { shown: '1' }),
     opt(target, '--no-force-length', 'do not send ignore_eos/min_tokens; let the server stop early'),
 
     opt(sources, '--data <file>', 'prompts from JSONL (prompt or messages), ShareGPT JSON or CSV'),
@@ -83,6 +84,8 @@ export function runFlags(): Option[] {
     opt(sources, '--prefix-groups <k>', 'distinct shared prefixes', { value: '1' }),
     opt(sources, '--turns <d>', 'multi-turn: turns per conversation (N or a distribution)'),
     opt(sources, '--think-time <ms>', 'multi-turn: pause before a turn, ms (or a distribution)', { shown: '0' }),
+    opt(sources, '--images <n>', 'multimodal chat: N synthetic noise PNGs (seeded) after the text of every request'),
+    opt(sources, '--image-size <WxH>', 'with --images: pixels of each image', { shown: '512x512' }),
 
     opt(limits, '--drain <time>', 'after --max-seconds, how long requests in flight may finish', { value: '30', shown: '30s' }),
     opt(limits, '--idle-wait <time>', 'before each row, wait this long at most for an idle server (0 = do not)', { value: '60', shown: '60s' }),
@@ -144,6 +147,7 @@ export function predictFlags(): Option[] {
     opt(calibration, '--validate-on <run>', 'error of the prediction on another measured run, before and after calibration (repeatable)').argParser(list),
     opt(calibration, '--seed-file <file>', 'print predicted vs published for every figure of a seed table file'),
     opt(calibration, '--check <file>', 'print predicted vs published for every figure of a table file (data/public-tables JSON, or a seed file)'),
+    opt(GROUP.simFeatures, '--spec-decode <k:accept>', 'speculative decoding: K drafts per step at this acceptance rate (e.g. 4:0.7)'),
   ];
 }
 

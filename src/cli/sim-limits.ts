@@ -1,5 +1,6 @@
 /** Checks of the requested lengths against the simulated engine's context, before `predict` or an embedded-sim `run`. */
 import type { RunOptions } from '../config/run-options.js';
+import { configError } from '../core/errors.js';
 import type { ResolvedSimEngine } from '../sim/create.js';
 import { checkRequestFits, kvCapacityWarning, type RequestShape } from '../sim/limits.js';
 import { maxLength, type LengthDist } from '../workload/lengths.js';
@@ -31,7 +32,21 @@ export function requestedShapes(opts: RunOptions): RequestShape[] {
 
 /** Throws (exit 2) if the engine would refuse every request of a shape; returns warning lines to print. */
 export function checkSimLimits(opts: RunOptions, resolved: ResolvedSimEngine): string[] {
-  for (const shape of requestedShapes(opts)) checkRequestFits(resolved, shape);
+  // Embeddings generate nothing: each input alone must fit the context (vLLM's pooling check).
+  if (opts.batchSize !== undefined) checkInputsFit(opts, resolved);
+  else for (const shape of requestedShapes(opts)) checkRequestFits(resolved, shape);
   const warning = kvCapacityWarning(resolved);
   return warning ? [warning] : [];
+}
+
+function checkInputsFit(opts: RunOptions, resolved: ResolvedSimEngine): void {
+  const w = opts.workload;
+  if (w.data || w.trace) return;
+  const input = representative(lengthDists(opts).prompt);
+  const d = resolved.description;
+  if (input <= d.maxModelLen) return;
+  throw configError(
+    `embeddings inputs of ${input} tokens do not fit the ${d.maxModelLen}-token context of ${d.model} on ${resolved.profile.name}: every request would fail with HTTP 400`,
+    `lower ${w.promptDist ? '--prompt-dist' : '--prompt-tokens'} to ${d.maxModelLen} or less`,
+  );
 }

@@ -1,8 +1,12 @@
 import type { RunOptions } from '../config/run-options.js';
 import { configError, isUserError } from '../core/errors.js';
 import type { ApiName } from '../dialects/types.js';
+import { isEmbeddingsApi } from '../dialects/index.js';
 import { createWorkload, type WorkloadSpec } from '../workload/create.js';
+import { DEFAULT_EMBEDDING_BATCH, embeddingWorkload } from '../workload/embedding-workload.js';
 import { loadHfTokenizer } from '../workload/hf-tokenizer.js';
+import { withImages } from '../workload/images.js';
+import { imageApiProblem } from '../config/image-options.js';
 import { parseLengthDist, parseScenario, type LengthDist } from '../workload/lengths.js';
 import { createServerTokenizer, type TokenizeApi } from '../workload/server-tokenizer.js';
 import { APPROX_TOKENIZER_WARNING, loadApproxTokenizer, type Tokenizer } from '../workload/tokenizer.js';
@@ -75,8 +79,11 @@ export async function setupWorkload(opts: RunOptions, target: Target): Promise<W
 /** Tokenizer and workload for `run`: exact-length prompts, datasets, conversations or a trace. */
 async function buildWorkload(opts: RunOptions, target: Target, tokenizer: Tokenizer): Promise<WorkloadSetup> {
   const deps = { tokenizer, seed: opts.seed };
-  const chat = target.api === 'openai-chat';
   const w = opts.workload;
+  const imageProblem = w.images ? imageApiProblem(target.api) : undefined;
+  if (imageProblem) throw configError(imageProblem);
+  // Ollama takes images on its chat route only, which applies the template: counted like OpenAI chat.
+  const chat = target.api === 'openai-chat' || (target.api === 'ollama' && w.images !== undefined);
   const { prompt, output } = lengthDists(opts);
   const prefix = w.prefixTokens !== undefined ? { prefix: { tokens: w.prefixTokens, groups: w.prefixGroups ?? 1 } } : {};
   let spec: WorkloadSpec;
@@ -101,13 +108,18 @@ async function buildWorkload(opts: RunOptions, target: Target, tokenizer: Tokeni
       ...prefix,
     };
   } else spec = { kind: 'synthetic', chat, prompt, output, ...prefix };
-  const workload = await createWorkload(spec, deps);
+  const built = await createWorkload(spec, deps);
+  // Embeddings: each request carries --batch-size of these prompts as its inputs, and asks for no output.
+  const text = isEmbeddingsApi(target.api) ? embeddingWorkload(built, opts.batchSize ?? DEFAULT_EMBEDDING_BATCH) : built;
+  // --images: seeded noise PNGs on every request, made ahead of the sends (workload/images.ts).
+  const withImg = (x: Workload): Workload => (w.images ? withImages(x, w.images, opts.seed) : x);
+  const workload = withImg(text);
 
   const cells = new Map<string, Workload>();
   for (const input of opts.inputLens ?? []) {
     for (const out of opts.outputLens ?? []) {
       const cell = { kind: 'synthetic' as const, chat, prompt: { kind: 'fixed' as const, value: input }, output: { kind: 'fixed' as const, value: out }, ...prefix };
-      cells.set(`${input}/${out}`, await createWorkload(cell, deps));
+      cells.set(`${input}/${out}`, withImg(await createWorkload(cell, deps)));
     }
   }
   return { tokenizer, workload, workloadFor: (i, o) => cells.get(`${i}/${o}`) ?? workload };

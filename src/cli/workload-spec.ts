@@ -15,6 +15,8 @@ export function workloadSpecOf(opts: RunOptions, extra: { tokenizer?: string; ch
     ...(extra.chat !== undefined ? { chat: extra.chat } : {}),
     ...(extra.forcedOutputLength !== undefined ? { forcedOutputLength: extra.forcedOutputLength } : {}),
     stream: opts.stream,
+    ...(opts.batchSize !== undefined ? { inputsPerRequest: opts.batchSize } : {}),
+    ...(w.images ? { images: { ...w.images } } : {}),
     ...(w.prefixTokens !== undefined ? { sharedPrefix: { tokens: w.prefixTokens, groups: w.prefixGroups ?? 1 } } : {}),
   };
   if (opts.profile === 'grid') {

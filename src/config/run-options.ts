@@ -6,7 +6,10 @@ import { parseShard, type ShardSpec } from '../load/shard.js';
 import type { Slo } from '../metrics/summary.js';
 import type { CapacitySettings } from '../load/capacity-types.js';
 import { resolveCapacitySettings } from './capacity-options.js';
+import { resolveEmbeddingOptions } from './embedding-options.js';
+import { resolveImageOptions } from './image-options.js';
 import type { Timeouts } from '../transport/exchange.js';
+import type { ImageSpec } from '../workload/images.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
 import { explicitFlags, reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
 import { parseChoice, parseDuration, parseGridLatencyLoad, parseJsonObject, parseNumber, parseNumberList, parseRateList, parseSlo, type Problems } from './parse.js';
@@ -22,12 +25,17 @@ export const API_CHOICES = [
   'llamacpp',
   'triton',
   'ollama',
+  'openai-embeddings',
+  'tei-embeddings',
 ] as const;
 export const FORMAT_CHOICES = ['table', 'md', 'json', 'csv', 'html', 'png', 'svg'] as const;
 export type ReportFormat = (typeof FORMAT_CHOICES)[number];
 
 /** Raw flag values as commander hands them over (strings; booleans for switches). */
 export interface RawRunFlags {
+  images?: string;
+  imageSize?: string;
+  batchSize?: string;
   reasoningFormat?: string;
   repeat?: string;
   steadyState?: boolean;
@@ -164,6 +172,8 @@ export interface RunOptions {
   steadyState?: boolean;
   /** `--repeat N`: every row runs N times (metrics/repeats.ts). */
   repeat?: number;
+  /** Embeddings APIs: inputs per request (`--batch-size`, default 1); absent for generation APIs. */
+  batchSize?: number;
   /** `--workers`: load worker threads (1 = this thread sends), or `auto`. */
   workers: number | 'auto';
   /** `--shard I/N`: this process runs part I of N of the run. */
@@ -191,6 +201,8 @@ export interface WorkloadOptions {
   thinkTime?: string;
   trace?: string;
   timeScale?: number;
+  /** `--images N --image-size WxH`: synthetic images on every chat request. */
+  images?: ImageSpec;
 }
 
 /** `--workers`: a positive integer or `auto`. */
@@ -362,6 +374,8 @@ export function resolveRunOptions(
   if (capacity) opts.capacity = capacity;
   ({ profile, arrival: opts.arrival } = reconcileProfileFlags({ ...opts, profile, trace: w.trace }, explicitFlags(raw), p, notices));
   opts.profile = profile;
+  resolveEmbeddingOptions(raw, opts, p);
+  resolveImageOptions(raw, opts, p);
   if (opts.capacity) {
     opts.capacity.arrival = opts.arrival;
     if (opts.burstiness !== undefined) opts.capacity.burstiness = opts.burstiness;

@@ -24,7 +24,7 @@ import type { FrameEvent, GenerationRequest, StreamParser, TextSlot } from './ty
 export function openAiBody(req: GenerationRequest, chat: boolean): Json {
   const body: Json = {};
   if (req.model !== '') body['model'] = req.model;
-  if (chat) body['messages'] = userMessages(req);
+  if (chat) body['messages'] = withImageParts(userMessages(req), req.images);
   else body['prompt'] = req.prompt;
   body['max_tokens'] = req.maxTokens;
   body['stream'] = req.stream;
@@ -34,6 +34,19 @@ export function openAiBody(req: GenerationRequest, chat: boolean): Json {
     body['min_tokens'] = req.maxTokens;
   }
   return mergeExtra(body, req.extraBody);
+}
+
+/**
+ * Images go as OpenAI content parts after the text of the last user message: `[{type:text}, {type:image_url,
+ * image_url:{url}}…]`, the form vLLM, SGLang, TGI's messages API, lmdeploy, llama.cpp and trtllm-serve all read.
+ */
+function withImageParts(messages: { role: string; content: string }[], images: string[] | undefined): Json[] {
+  if (!images || images.length === 0) return messages;
+  let last = -1;
+  messages.forEach((m, i) => (m.role === 'user' ? (last = i) : undefined));
+  return messages.map((m, i) =>
+    i !== last ? m : { role: m.role, content: [{ type: 'text', text: m.content }, ...images.map((url) => ({ type: 'image_url', image_url: { url } }))] },
+  );
 }
 
 /**

@@ -5,7 +5,9 @@ import { lmdeploy } from './lmdeploy.js';
 import { ollama } from './ollama.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
+import { openaiEmbeddings } from './openai-embeddings.js';
 import { sglang } from './sglang.js';
+import { teiEmbeddings } from './tei-embeddings.js';
 import { tgi } from './tgi.js';
 import { triton } from './triton.js';
 import type { ApiName, Dialect } from './types.js';
@@ -35,6 +37,8 @@ export const dialects: Readonly<Record<ApiName, Dialect>> = {
   llamacpp,
   triton,
   ollama,
+  'openai-embeddings': openaiEmbeddings,
+  'tei-embeddings': teiEmbeddings,
 };
 
 export const apiNames = Object.keys(dialects) as ApiName[];
@@ -44,6 +48,11 @@ export function isApiName(name: string): name is ApiName {
 }
 
 /** The dialect for `name`; unknown names are a config error that lists the valid ones. */
+/** APIs whose replies are vectors (`--api openai-embeddings | tei-embeddings`), never chosen by `--api auto`. */
+export function isEmbeddingsApi(name: string): boolean {
+  return isApiName(name) && dialects[name].embeddings === true;
+}
+
 export function getDialect(name: string): Dialect {
   if (!isApiName(name)) {
     throw configError(`unknown API "${name}"`, `use one of: ${apiNames.join(', ')}`);

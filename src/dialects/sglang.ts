@@ -83,6 +83,9 @@ export class MetaInfoParser implements StreamParser {
       const cached = count(meta['cached_tokens']);
       if (prompt !== undefined) ev.usage.promptTokens = prompt;
       if (cached !== undefined) ev.usage.cachedTokens = cached;
+      // Sent on the finishing frame when the server runs speculative decoding.
+      const verify = count(meta['spec_verify_ct']);
+      if (verify !== undefined && verify > 0) ev.usage.specVerifySteps = verify;
     }
     // SGLang and lmdeploy ≥0.11 send {type, message?, status_code?}; older builds a bare word.
     const fr = meta['finish_reason'];

@@ -13,7 +13,9 @@ export type ApiName =
   | 'lmdeploy'
   | 'llamacpp'
   | 'triton'
-  | 'ollama';
+  | 'ollama'
+  | 'openai-embeddings' // POST /v1/embeddings (vLLM, SGLang, llama.cpp, OpenAI): non-streaming, prompt tokens only
+  | 'tei-embeddings'; // Hugging Face text-embeddings-inference: POST /embed
 
 /** How a response body is split into payloads before the dialect sees them. */
 export type Framing =
@@ -41,6 +43,10 @@ export interface GenerationRequest {
   stream: boolean;
   /** Merged last into the JSON body (user's --extra-body). */
   extraBody?: Record<string, unknown>;
+  /** Embeddings APIs: the texts of one request (`--batch-size`); absent = one input, `prompt`. */
+  inputs?: string[];
+  /** Multimodal chat: image data URLs (`data:image/png;base64,…`) the chat APIs attach to the last user message. */
+  images?: string[];
 }
 
 export interface HttpRequestPlan {
@@ -49,6 +55,11 @@ export interface HttpRequestPlan {
   headers: Record<string, string>;
   body: string;
   framing: Framing;
+  /**
+   * UTF-8 bytes of `body` when the dialect knows them without scanning it (a body of megabytes of base64 images):
+   * counting them costs ~1 ms per MB just before the send. Absent: the transport counts.
+   */
+  contentLength?: number;
 }
 
 /** Where a token count came from; design.md §2. */
@@ -60,6 +71,8 @@ export interface UsageInfo {
   cachedTokens?: number;
   /** Output tokens spent reasoning (OpenAI `completion_tokens_details.reasoning_tokens`, SGLang `reasoning_tokens`). */
   reasoningTokens?: number;
+  /** Speculative decoding: the verify (target-model) passes this request took (SGLang meta_info `spec_verify_ct`). */
+  specVerifySteps?: number;
   source: TokenCountSource;
 }
 
@@ -120,6 +133,13 @@ export interface Dialect {
   readonly canForceLength: boolean;
   /** True when the stream has no final event of its own and the end of the body ends it (vLLM legacy, Triton). */
   readonly eofIsEnd?: boolean;
+  /** Embeddings API: replies carry vectors, not generated text (records have no TTFT/ITL, 0 output tokens). */
+  readonly embeddings?: boolean;
+  /**
+   * Token counts a server sends in response headers rather than the body (TEI's `x-compute-tokens`); called once
+   * with the head of a 2xx reply. Usage from the body, where there is one, is merged over it.
+   */
+  usageFromHeaders?(header: (name: string) => string | undefined): UsageInfo | undefined;
   buildRequest(req: GenerationRequest): HttpRequestPlan;
   /**
    * Pass the request when you have it: cumulative formats that echo the prompt (vLLM legacy, Triton

@@ -21,6 +21,11 @@ export interface BenchmarkHooks {
   beforeStage?(spec: StageSpec, index: number, done: readonly StageSummary[]): Promise<StageSummary['idleWait']>;
   /** Just before each row, after any idle wait (shards meet here to start the row together). */
   alignStage?(index: number): Promise<void>;
+  /**
+   * Around each row (once, however many repeats): 'start' before any barrier wait, 'end' after its last request,
+   * before onStageEnd. Real runs read the server's counters here, so a row's counter increase covers the whole row.
+   */
+  markStage?(index: number, edge: 'start' | 'end'): Promise<void>;
   onStageStart?(spec: StageSpec, index: number): void;
   onStageEnd?(summary: StageSummary, result: StageResult): void;
   /** Asked after each stage: a reason string ends the run there (e.g. every request was refused). */
@@ -55,6 +60,7 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
       const waited = index > 0 || r > 0 ? await hooks.beforeStage?.(runSpec, index, stages) : undefined;
       idleWait ??= waited;
       if (hooks.signal?.aborted) break;
+      if (r === 0) await hooks.markStage?.(index, 'start');
       await hooks.alignStage?.(index);
       if (hooks.signal?.aborted) break;
       if (r === 0) hooks.onStageStart?.(spec, index);
@@ -76,6 +82,7 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     if (idleWait) summary.idleWait = idleWait;
     if (interrupted) summary.interrupted = true;
     stages.push(summary);
+    await hooks.markStage?.(index, 'end');
     hooks.onStageEnd?.(summary, last);
     if (interrupted) break;
     const reason = hooks.stopReason?.(summary);

@@ -79,16 +79,21 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       model: opts.model,
       prompt: item.prompt,
       ...(item.messages ? { messages: item.messages } : {}),
+      ...(item.images ? { images: item.images } : {}),
       maxTokens: item.outputTokens,
       forceLength: opts.forceLength,
       stream: opts.stream,
       ...(opts.extraBody ? { extraBody: opts.extraBody } : {}),
+      ...(item.inputs ? { inputs: item.inputs } : {}),
     };
     // The text is needed back from a worker when a conversation resends it, or to find inline <think> tags.
     const route: SendRoute = { affinity: itemIndex, keepText: item.conversation !== undefined || opts.reasoningFormat === 'think-tags' };
     // Handed over early (a worker pool): the worker itself waits for the scheduled time.
     if (lead > 0) route.notBeforeMs = scheduledAtMs;
-    const ex = await target.send(dialect.buildRequest(request), dialect, request, opts.signal, route);
+    const plan = dialect.buildRequest(request);
+    // The body carries the images already: a worker thread needs the request only to read the reply, not a copy of them.
+    const { images: _images, ...forReply } = request;
+    const ex = await target.send(plan, dialect, forReply, opts.signal, route);
     const record = buildRecord(ex, {
       id,
       stage,

@@ -59,6 +59,7 @@ const REQUEST_METRICS = [
   'ttfoMs',
   'reasoningTokens',
   'answerItlMs',
+  'imageTokens',
 ] as const;
 type RequestMetric = (typeof REQUEST_METRICS)[number];
 
@@ -78,6 +79,10 @@ export class StageAccumulator {
   lastEndMs = -Infinity;
   outputTokens = 0;
   promptTokens = 0;
+  /** Embeddings: measured requests that carried a count of inputs, those inputs, and the inputs of the successes. */
+  inputRequests = 0;
+  inputs = 0;
+  okInputs = 0;
   outputLengthMismatches = 0;
   promptLengthMismatches = 0;
   readonly errorsByCode: Record<string, number> = {};
@@ -99,6 +104,10 @@ export class StageAccumulator {
   cacheReported = 0;
   cachedPromptTokens = 0;
   promptTokensWithCacheInfo = 0;
+  /** Successes whose server reported its speculative-decoding verify passes (SGLang), their passes and output tokens. */
+  specReported = 0;
+  specVerifySteps = 0;
+  specOutputTokens = 0;
 
   constructor(private readonly slo?: { ttftMs?: number; itlMs?: number; e2eMs?: number }) {}
 
@@ -139,6 +148,11 @@ export class StageAccumulator {
         s.turns++;
       } else this.sessions.set(r.conversationId, { sentMs: r.sentAtMs, endMs: r.endAtMs, turns: 1 });
     }
+    if (r.inputCount !== undefined) {
+      this.inputRequests++;
+      this.inputs += r.inputCount;
+      if (r.status === 'ok') this.okInputs += r.inputCount;
+    }
     if (r.sentAtMs < this.firstSentMs) this.firstSentMs = r.sentAtMs;
     if (r.endAtMs > this.lastEndMs) this.lastEndMs = r.endAtMs;
     this.col('dispatchLagMs').push(r.dispatchLagMs);
@@ -166,7 +180,8 @@ export class StageAccumulator {
     this.tokenCountSources[r.tokenCountSource] = (this.tokenCountSources[r.tokenCountSource] ?? 0) + 1;
     if (r.outputTokens !== r.requestedOutputTokens) this.outputLengthMismatches++;
     // Later turns carry history the client did not count; only whole prompts compare with the server.
-    if ((r.turn ?? 0) === 0 && r.promptTokenSource.startsWith('server')) {
+    // Image tokens are counted by the server only: prompts with images are expected to differ.
+    if ((r.turn ?? 0) === 0 && r.promptTokenSource.startsWith('server') && r.images === undefined) {
       this.col('promptTokenMismatch').push(r.promptTokens - r.clientPromptTokens);
       if (r.promptTokens !== r.clientPromptTokens) this.promptLengthMismatches++;
     }
@@ -181,6 +196,11 @@ export class StageAccumulator {
         c.cached += r.cachedTokens;
         c.prompt += r.promptTokens;
       }
+    }
+    if (r.specVerifySteps !== undefined && r.specVerifySteps > 0) {
+      this.specReported++;
+      this.specVerifySteps += r.specVerifySteps;
+      this.specOutputTokens += r.outputTokens;
     }
     for (const name of REQUEST_METRICS) {
       const v = r[name as RequestMetric];

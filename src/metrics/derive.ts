@@ -28,14 +28,20 @@ export interface RecordContext {
 /** Turn one observed exchange into a record with every derived per-request metric (design.md §2). */
 export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   const { item } = ctx;
-  const streamed = ctx.streamed !== false;
+  // Embeddings: the reply is vectors, whole in one body: no tokens generated, none to time.
+  const embeddings = item.inputs !== undefined;
+  const streamed = ctx.streamed !== false && !embeddings;
   const times = ex.contentTimesMs;
   const firstTokenAtMs = times[0];
   const lastTokenAtMs = times[times.length - 1];
 
   let outputTokens: number;
   let tokenCountSource: RequestRecord['tokenCountSource'];
-  if (ex.usage?.outputTokens !== undefined) {
+  if (embeddings) {
+    outputTokens = 0;
+    // Nothing generated: the source says where the request's one count, its prompt tokens, came from.
+    tokenCountSource = ex.usage?.promptTokens !== undefined ? ex.usage.source : item.promptTokenSource;
+  } else if (ex.usage?.outputTokens !== undefined) {
     outputTokens = ex.usage.outputTokens;
     tokenCountSource = ex.usage.source;
   } else if (ex.frameTokens !== undefined) {
@@ -58,7 +64,7 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   let error = ex.error;
   if (error?.code === 'E_ABORTED' || (ctx.interrupted && error)) status = 'incomplete';
   else if (error) status = 'error';
-  else if (firstTokenAtMs === undefined || outputTokens === 0) {
+  else if (!embeddings && (firstTokenAtMs === undefined || outputTokens === 0)) {
     status = 'error';
     error = { code: 'E_EMPTY', message: 'the server replied without generating any token' };
   }
@@ -85,6 +91,13 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
   };
   if (ex.headersAtMs !== undefined) record.headersAtMs = ex.headersAtMs;
   if (ex.usage?.cachedTokens !== undefined) record.cachedTokens = ex.usage.cachedTokens;
+  if (item.images && item.images.length > 0) {
+    record.images = item.images.length;
+    // Image tokens are what the server counted beyond the client's text (a later turn's history is not in the client count).
+    if (serverPrompt !== undefined && item.conversation === undefined) record.imageTokens = Math.max(0, serverPrompt - item.promptTokens);
+  }
+  if (item.inputs) record.inputCount = item.inputs.length;
+  if (ex.usage?.specVerifySteps !== undefined) record.specVerifySteps = ex.usage.specVerifySteps;
   if (item.conversation) {
     record.turn = item.conversation.turn;
     record.conversationId = item.conversation.id;
@@ -109,9 +122,9 @@ export function buildRecord(ex: Exchange, ctx: RecordContext): RequestRecord {
     if (streamed && outputTokens > 1 && times.length > 1 && firstTokenAtMs !== undefined && lastTokenAtMs !== undefined) {
       record.itlMs = (lastTokenAtMs - firstTokenAtMs) / (outputTokens - 1);
     }
-    record.latencyPerTokenMs = e2e / (promptTokens + outputTokens);
-    record.latencyPerOutputTokenMs = e2e / outputTokens;
-    const reasoning = reasoningOf(ex, ctx.reasoningFormat ?? 'fields', ctx.tokenizer);
+    if (promptTokens + outputTokens > 0) record.latencyPerTokenMs = e2e / (promptTokens + outputTokens);
+    if (outputTokens > 0) record.latencyPerOutputTokenMs = e2e / outputTokens;
+    const reasoning = embeddings ? undefined : reasoningOf(ex, ctx.reasoningFormat ?? 'fields', ctx.tokenizer);
     if (reasoning) {
       record.reasoningTokens = reasoning.reasoningTokens;
       record.reasoningTokenSource = reasoning.reasoningTokenSource;

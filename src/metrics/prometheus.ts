@@ -14,6 +14,8 @@ export interface ServerSample {
   /** Speculative decoding counters since the server started: draft tokens proposed and accepted (vLLM). */
   specDraftTokensTotal?: number;
   specAcceptedTokensTotal?: number;
+  /** Read at a row's start or end (an idle server): its counters count, its gauges do not. */
+  edge?: true;
 }
 
 type Series = Array<{ labels: Record<string, string>; value: number }>;
@@ -136,7 +138,7 @@ export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): S
   if (waiting !== undefined) s.waiting = waiting;
   if (kv !== undefined) s.kvUsage = kv;
   if (pre !== undefined) s.preemptionsTotal = pre;
-  const optional: Array<[keyof ServerSample, readonly string[]]> = [
+  const optional: Array<[Exclude<keyof ServerSample, 'edge'>, readonly string[]]> = [
     ['prefixCacheHitsTotal', PREFIX_HITS],
     ['prefixCacheQueriesTotal', PREFIX_QUERIES],
     ['prefixCacheHitRate', PREFIX_RATE],
@@ -168,26 +170,29 @@ export interface ServerTelemetry {
   specDecode?: { draftTokens: number; acceptedTokens: number; acceptanceRate: number };
 }
 
-export function summarizeSamples(samples: readonly ServerSample[]): ServerTelemetry | undefined {
-  if (samples.length === 0) return undefined;
+export function summarizeSamples(all: readonly ServerSample[]): ServerTelemetry | undefined {
+  // Gauges come from the periodic samples inside the row; counters from every reading, edges included, in time order.
+  const samples = all.filter((s) => !s.edge);
+  const timeline = [...all].sort((a, b) => a.atMs - b.atMs);
+  if (timeline.length === 0) return undefined;
   const vals = (f: (s: ServerSample) => number | undefined): number[] =>
     samples.map(f).filter((v): v is number => v !== undefined);
   const out: ServerTelemetry = { samples: samples.length };
   const running = vals((s) => s.running);
   const waiting = vals((s) => s.waiting);
   const kv = vals((s) => s.kvUsage);
-  const pre = vals((s) => s.preemptionsTotal);
   if (running.length) out.peakRunning = Math.max(...running);
   if (waiting.length) out.peakWaiting = Math.max(...waiting);
   if (kv.length) {
     out.peakKvUsage = Math.max(...kv);
     out.meanKvUsage = kv.reduce((a, b) => a + b, 0) / kv.length;
   }
-  if (pre.length >= 2) out.preemptions = (pre[pre.length - 1] as number) - (pre[0] as number);
   const increase = (f: (s: ServerSample) => number | undefined): number | undefined => {
-    const v = vals(f);
+    const v = timeline.map(f).filter((x): x is number => x !== undefined);
     return v.length >= 2 ? (v[v.length - 1] as number) - (v[0] as number) : undefined;
   };
+  const preempted = increase((s) => s.preemptionsTotal);
+  if (preempted !== undefined) out.preemptions = preempted;
   const queries = increase((s) => s.prefixCacheQueriesTotal);
   const hits = increase((s) => s.prefixCacheHitsTotal);
   const rates = vals((s) => s.prefixCacheHitRate);

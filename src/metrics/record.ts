@@ -51,6 +51,15 @@ export interface RequestRecord {
   /** The client's own prompt count, kept beside the server's to expose mismatches. */
   clientPromptTokens: number;
   cachedTokens?: number;
+  /** Multimodal chat: images sent with the request (`--images`). */
+  images?: number;
+  /**
+   * Prompt tokens the images took, derived: the server's prompt count minus the client's count of the text (exact
+   * where the client counted with the server's tokenizer). Only where the server reported a prompt count.
+   */
+  imageTokens?: number;
+  /** Speculative decoding: verify passes the server reported for this request (SGLang `spec_verify_ct`). */
+  specVerifySteps?: number;
   /** Reasoning models: output tokens spent reasoning (server count when given) and where that count came from. */
   reasoningTokens?: number;
   reasoningTokenSource?: TokenCountSource;
@@ -58,6 +67,8 @@ export interface RequestRecord {
   ttfoMs?: number;
   /** The answer's own inter-token latency (after its first token), ms. */
   answerItlMs?: number;
+  /** Embeddings: the texts this request carried (`--batch-size`); promptTokens is their sum, outputTokens 0. */
+  inputCount?: number;
   /** Multi-turn: the turn index (0 = first) and the conversation it belongs to. */
   turn?: number;
   conversationId?: number;

@@ -35,6 +35,7 @@ const METRIC_NAMES = [
   'ttfoMs',
   'reasoningTokens',
   'answerItlMs',
+  'imageTokens',
 ] as const;
 
 /** promptTokenMismatch: server-reported minus client-built prompt tokens (whole prompts with a server count). */
@@ -86,6 +87,11 @@ export interface StageSummary {
    */
   prefixCacheHitRate?: number;
   prefixCacheSource?: 'usage' | 'server-counters' | 'server-gauge';
+  /**
+   * Speculative decoding as the server reported it per request (SGLang `meta_info.spec_verify_ct`): mean tokens
+   * produced per verify pass (Σ output tokens / Σ verify passes, SGLang's own "accept length"), over `requests`.
+   */
+  specAcceptLength?: { tokensPerVerify: number; verifySteps: number; requests: number };
   /** `--steady-state`: the row's figures over the stretch where requests in flight held steady (null: none found). */
   steadyState?: SteadyStateFigures | null;
   /**
@@ -104,6 +110,9 @@ export interface StageSummary {
   /** First error message seen, to print in place of figures when nothing succeeded. */
   firstError?: string;
   requestThroughput: number;
+  /** Embeddings: texts per request (`--batch-size`) and texts embedded per second (request throughput × that). */
+  inputsPerRequest?: number;
+  inputThroughput?: number;
   outputTokenThroughput: number;
   promptTokenThroughput: number;
   totalTokenThroughput: number;
@@ -204,6 +213,10 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     interrupted: result.interrupted,
   };
   if (spec.grid) summary.grid = spec.grid;
+  if (acc.inputRequests > 0) {
+    summary.inputsPerRequest = acc.ok > 0 ? acc.okInputs / acc.ok : acc.inputs / acc.inputRequests;
+    summary.inputThroughput = summary.requestThroughput * summary.inputsPerRequest;
+  }
   if (fig) {
     summary.window = {
       rule: steady ? 'steady' : 'batch',
@@ -253,6 +266,9 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
   if (acc.cacheReported > 0 && acc.promptTokensWithCacheInfo > 0) {
     summary.prefixCacheHitRate = acc.cachedPromptTokens / acc.promptTokensWithCacheInfo;
     summary.prefixCacheSource = 'usage';
+  }
+  if (acc.specReported > 0 && acc.specVerifySteps > 0) {
+    summary.specAcceptLength = { tokensPerVerify: acc.specOutputTokens / acc.specVerifySteps, verifySteps: acc.specVerifySteps, requests: acc.specReported };
   }
   const cached = metrics.cachedTokens;
   const prompt = metrics.promptTokens?.mean ?? 0;

@@ -59,8 +59,11 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
     const l = last[i] as number;
     const n = out[i] as number;
     if (Number.isNaN(f)) {
-      // No token times (a non-streamed reply): its tokens count when it completes.
-      if (completedInside(e)) outputTokens += n;
+      // No token times (a non-streamed reply, an embeddings reply): its tokens, prompt and output, count when it completes.
+      if (completedInside(e)) {
+        outputTokens += n;
+        promptTokens += prompt[i] as number;
+      }
       continue;
     }
     if (inside(f)) {

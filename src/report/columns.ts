@@ -1,7 +1,7 @@
 import { configError } from '../core/errors.js';
 import type { CapacityResult } from '../load/capacity-types.js';
 import type { MetricName, StageSummary } from '../metrics/summary.js';
-import { f2, failureCell, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
+import { f2, failureCell, isEmbeddingsRun, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
 import type { ReportRow } from './report-rows.js';
 
 /** What a column needs besides its row. */
@@ -68,6 +68,9 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
   { name: 'latency', header: fixed('Latency (s)'), help: 'mean request latency (end to end), s', cell: lat((s) => (s.metrics.e2eMs ? s.metrics.e2eMs.mean / 1000 : undefined), 'e2eMean', 1 / 1000) },
   { name: 'ttft', header: fixed('TTFT (ms)'), help: 'mean time to first token, ms', cell: lat((s) => s.metrics.ttftMs?.mean, 'ttftMean') },
   { name: 'itl', header: fixed('ITL (ms)'), help: 'mean inter-token latency (TPOT), ms', cell: lat((s) => s.metrics.itlMs?.mean, 'itlMean') },
+  { name: 'inputs', header: fixed('Inputs/s'), help: 'embeddings: texts embedded per second', cell: tput((s) => s.inputThroughput, 'inputThroughput') },
+  { name: 'input-tokens', header: fixed('Input tok/s'), help: 'prompt (input) token throughput, tokens/s', cell: tput((s) => s.promptTokenThroughput, 'promptTokenThroughput') },
+  { name: 'e2e', header: fixed('E2E (ms)'), help: 'mean request latency (end to end), ms', cell: lat((s) => s.metrics.e2eMs?.mean, 'e2eMean') },
   { name: 'tokens', header: fixed('Output tok/s'), help: 'output token throughput, tokens/s', cell: tput((s) => s.outputTokenThroughput, 'outputTokenThroughput') },
   { name: 'total-tokens', header: fixed('Total tok/s'), help: 'prompt + output token throughput, tokens/s', cell: tput((s) => s.totalTokenThroughput, 'totalTokenThroughput') },
   { name: 'per-token', header: fixed('ms/token'), help: 'mean latency per token (prompt + output), ms', cell: lat((s) => s.metrics.latencyPerTokenMs?.mean) },
@@ -103,6 +106,7 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
   },
   { name: 'ttfo', header: fixed('TTFO (ms)'), help: 'reasoning models: mean time to the first token of the answer, ms', cell: lat((s) => s.metrics.ttfoMs?.mean) },
   { name: 'reasoning', header: fixed('Reasoning tokens'), help: 'reasoning models: mean output tokens spent reasoning per request', cell: lat((s) => s.metrics.reasoningTokens?.mean) },
+  { name: 'image-tokens', header: fixed('Image tokens'), help: "--images: mean prompt tokens the images took per request (server's prompt count − the client's text count)", cell: lat((s) => s.metrics.imageTokens?.mean) },
   {
     name: 'cache',
     header: fixed('Cache hit %'),
@@ -121,11 +125,15 @@ const DEFAULTS: Record<'sweep' | 'grid', readonly string[]> = {
   sweep: ['rps', 'latency', 'ttft', 'itl', 'tokens', 'ttft-p99', 'itl-p99', 'ok', 'failed'],
   grid: ['rps', 'tokens', 'per-token', 'per-output-token', 'ttft', 'itl', 'ok', 'failed'],
 };
+/** Embeddings replies have no first token and no output: throughput in texts and input tokens, latency end to end. */
+const EMBEDDINGS_DEFAULT = ['rps', 'inputs', 'input-tokens', 'e2e', 'e2e-p50', 'e2e-p99', 'ok', 'failed'] as const;
+
 
 /** The default columns of a layout: the compact set, plus SLO and server columns when the run has them. */
 export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageSummary[]): string[] {
-  const out = [...DEFAULTS[layout]];
+  const out: string[] = isEmbeddingsRun(stages) ? [...EMBEDDINGS_DEFAULT] : [...DEFAULTS[layout]];
   if (stages.some((s) => s.metrics.reasoningTokens)) out.splice(out.indexOf('ttft') + 1, 0, 'ttfo', 'reasoning');
+  if (stages.some((s) => s.metrics.imageTokens)) out.splice(out.includes('tokens') ? out.indexOf('tokens') + 1 : out.length, 0, 'image-tokens');
   if (stages.some((s) => s.sloAttainment)) out.push('slo');
   // A server that reports its cache but served nothing from it (unique prompts) adds a column of zeros: shown on demand only.
   if (stages.some((s) => (s.prefixCacheHitRate ?? 0) > 0)) out.push('cache');

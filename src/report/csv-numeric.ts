@@ -94,6 +94,8 @@ function cell(v: Cell): string {
 /** The numeric table of one run: headers and rows of cells as written. */
 export function numericTable(layout: 'sweep' | 'grid', stages: readonly StageSummary[], capacity?: CapacityResult): { headers: string[]; rows: string[][] } {
   const columns = layout === 'grid' ? [...GRID_ID, ...SHARED, ...GRID_PASS] : [...SWEEP_ID, ...SHARED];
+  // Embeddings runs: texts per request and texts per second (other runs keep their columns as they were).
+  if (stages.some((s) => s.inputsPerRequest !== undefined)) columns.push(counts('inputs_per_request', (s) => s.inputsPerRequest), tput('inputs_per_s', (s) => s.inputThroughput));
   return {
     headers: columns.map((c) => c.header),
     rows: reportRows(layout, stages).map((r) => columns.map((c) => cell(c.value(r, capacity)))),

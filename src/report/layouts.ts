@@ -82,8 +82,12 @@ export function withInterval(s: StageSummary, key: string, plain: string, unit: 
 /** "ok/sent" of the measured requests (the ramp-up is counted apart, in summary.json). */
 export const samples = (s: StageSummary): string => `${s.requests.ok}/${s.requests.total}`;
 
+/** The run measured an embeddings API (its rows count inputs per request). */
+export const isEmbeddingsRun = (stages: readonly StageSummary[]): boolean => stages.some((s) => s.inputsPerRequest !== undefined);
+
 /** Seed 003 layout, plus p99 columns, sample counts and the failure share (never a silent 0.00). */
 export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: CapacityResult } = {}): Table {
+  if (isEmbeddingsRun(stages)) return embeddingsTable(stages, opts);
   const ordered = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
   const rows = ordered.map((s) => {
     const m = s.metrics;
@@ -117,6 +121,31 @@ export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: C
     ],
     rows,
   }, ordered, opts.capacity), ordered);
+}
+
+/**
+ * Embeddings rows: the seed layout's TTFT, ITL and output columns would be empty (a reply of vectors has no tokens to
+ * time), so throughput is in requests, texts and input tokens, and latency is end to end.
+ */
+function embeddingsTable(stages: readonly StageSummary[], opts: { capacity?: CapacityResult }): Table {
+  const ordered = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
+  const rows = ordered.map((s) => {
+    const e2e = s.metrics.e2eMs;
+    if (s.requests.ok === 0) return [rowMarks(s), '—', '—', '—', '—', '—', '—', samples(s), failureCell(s)];
+    return [
+      rowMarks(s),
+      withInterval(s, 'requestThroughput', f2(s.requestThroughput, ' req/sec'), ' req/sec'),
+      withInterval(s, 'inputThroughput', f2(s.inputThroughput, ' inputs/sec'), ' inputs/sec'),
+      withInterval(s, 'promptTokenThroughput', f2(s.promptTokenThroughput, ' tokens/sec'), ' tokens/sec'),
+      withInterval(s, 'e2eMean', f2(e2e?.mean, ' ms'), ' ms'),
+      pct(e2e, ' ms', 'median'),
+      withInterval(s, 'e2eP99', pct(e2e, ' ms'), ' ms'),
+      samples(s),
+      failureCell(s),
+    ];
+  });
+  const headers = ['Benchmark', 'Requests per Second', 'Inputs per Second', 'Input Token Throughput', 'Request Latency', 'Latency p50', 'Latency p99', 'Requests ok/sent', 'Failed'];
+  return withServerColumn(withSloColumn({ headers, rows }, ordered, opts.capacity), ordered);
 }
 
 /**

@@ -37,6 +37,17 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
       return `${s.label} ${d.acceptedTokens} of ${d.draftTokens} draft tokens accepted (${(100 * d.acceptanceRate).toFixed(1)}%)`;
     }).join('; ')}`);
   }
+  const perRequest = rows.filter((s) => s.specAcceptLength);
+  if (perRequest.length > 0) {
+    out.push(`speculative decoding (the server's per-request verify passes): ${perRequest.map((s) => {
+      const a = s.specAcceptLength as NonNullable<StageSummary['specAcceptLength']>;
+      return `${s.label} ${a.tokensPerVerify.toFixed(2)} tokens per verify pass over ${a.requests} requests`;
+    }).join('; ')}`);
+  }
+  const imaged = rows.filter((s) => s.metrics.imageTokens);
+  if (imaged.length > 0) {
+    out.push(`image tokens per request (derived: the server's prompt tokens − the client's count of the text): ${imaged.map((s) => `${s.label} mean ${s.metrics.imageTokens?.mean.toFixed(1)}, min ${s.metrics.imageTokens?.min}, max ${s.metrics.imageTokens?.max}`).join('; ')}`);
+  }
   const multi = rows.filter((s) => (s.metrics.tokensPerChunk?.mean ?? 1) > 1.05);
   if (multi.length > 0) {
     out.push(`several tokens per streamed chunk (speculative decoding, or a server that batches its stream; ITL is per token, chunk gaps per chunk): ${multi.map((s) => `${s.label} mean ${s.metrics.tokensPerChunk?.mean.toFixed(2)}, p90 ${s.metrics.tokensPerChunk?.p90.toFixed(2)}`).join('; ')}`);

@@ -42,6 +42,10 @@ export interface WorkloadSpecDoc {
   /** ignore_eos/min_tokens were sent so every reply has the requested length. */
   forcedOutputLength?: boolean;
   stream?: boolean;
+  /** Embeddings runs: texts per request (`--batch-size`). */
+  inputsPerRequest?: number;
+  /** `--images`: synthetic images on every request (noise PNGs of width × height pixels). */
+  images?: { count: number; width: number; height: number };
 }
 
 /** summary.json: everything needed to re-render a run's tables without its requests. */

@@ -22,6 +22,10 @@ export interface SimRequestSpec {
    * leading blocks another request computed are shared and not prefilled again.
    */
   blockHashes?: readonly number[];
+  /** Images: the vision encoder's FLOPs, charged to the step that starts this request's prefill (cost/step-cost.ts). */
+  visionFlops?: number;
+  /** Prefill only (an embeddings input): the request generates no token and finishes when its prompt is computed. */
+  pooling?: boolean;
 }
 
 /** Per-request callbacks, invoked on the driver's clock at the moment the event happens. */

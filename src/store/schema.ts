@@ -92,6 +92,7 @@ const stage = z.object({
     .optional(),
   prefixCacheHitRate: z.number().optional(),
   prefixCacheSource: z.enum(['usage', 'server-counters', 'server-gauge']).optional(),
+  specAcceptLength: z.object({ tokensPerVerify: z.number(), verifySteps: z.number(), requests: z.number() }).optional(),
   steadyState: z
     .object({
       startS: num,

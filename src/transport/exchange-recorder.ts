@@ -69,6 +69,9 @@ export class ExchangeRecorder {
     const rid = header('x-sim-request-id') ?? header('x-request-id');
     if (rid !== undefined) this.ex.serverRequestId = rid;
     // Failures are recorded, never retried behind the user's back; Retry-After goes into the message.
+    // Counts some servers send only as headers (TEI's x-compute-tokens); body usage, if any, is merged over it.
+    const headerUsage = this.ok ? this.dialect.usageFromHeaders?.(header) : undefined;
+    if (headerUsage) this.ex.usage = headerUsage;
     const retryAfter = this.ok ? undefined : header('retry-after');
     if (retryAfter !== undefined) this.retryAfterNote = ` (Retry-After: ${retryAfter})`;
   }

@@ -58,7 +58,7 @@ export class H1Client implements HttpClient, ConnectionOwner {
       }
       head += `${name}: ${value}\r\n`;
     }
-    if (plan.method !== 'GET' || plan.body !== '') head += `content-length: ${Buffer.byteLength(plan.body)}\r\n`;
+    if (plan.method !== 'GET' || plan.body !== '') head += `content-length: ${plan.contentLength ?? Buffer.byteLength(plan.body)}\r\n`;
     const a: Attempt = { rec, head, body: plan.body, signal, retries: 0, conn: undefined, reused: false, writtenAtMs: NaN, firstWrittenAtMs: NaN, lastReadAtMs: NaN };
     rec.ex.dispatchedAtMs = performance.now();
     this.active.add(a);

@@ -18,6 +18,8 @@ export interface IdleWaitOptions {
   probe?: () => Promise<number | undefined>;
   /** The probe's TTFT at idle (the synchronous row's median TTFT). */
   idleTtftMs?: number;
+  /** What the probe times, for the messages (default TTFT; embeddings: latency). */
+  probeLabel?: string;
   /** Whether the previous row cancelled requests still in flight (a server may keep running abandoned requests). */
   leftRequests: boolean;
   boundMs: number;
@@ -58,10 +60,10 @@ export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOut
   for (;;) {
     last = await o.probe();
     if (last !== undefined && last <= limit) {
-      return { waitedS: waited(), idle: true, method: `probe TTFT ${last.toFixed(0)} ms, within 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
+      return { waitedS: waited(), idle: true, method: `probe ${o.probeLabel ?? 'TTFT'} ${last.toFixed(0)} ms, within 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
     }
     if (realClock.now() >= deadline || o.signal?.aborted) break;
     await sleepUntil(realClock.now() + 500, o.signal);
   }
-  return { waitedS: waited(), idle: false, method: `probe TTFT ${last === undefined ? 'failed' : `${last.toFixed(0)} ms`}, over 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
+  return { waitedS: waited(), idle: false, method: `probe ${o.probeLabel ?? 'TTFT'} ${last === undefined ? 'failed' : `${last.toFixed(0)} ms`}, over 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
 }

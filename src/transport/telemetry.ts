@@ -6,7 +6,7 @@ import { parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample
  * off the hot path). A server without /metrics is noticed on the first try and left alone.
  */
 export class TelemetrySampler {
-  private readonly samples: Array<ServerSample & { stage: number }> = [];
+  private readonly samples: Array<ServerSample & { stage: number; edge?: true }> = [];
   private timer: NodeJS.Timeout | undefined;
   private stage = 0;
   private available: boolean | undefined;
@@ -33,12 +33,22 @@ export class TelemetrySampler {
     this.stage = stage;
   }
 
+  /**
+   * A reading at a row's start (before its first request) or end (after its last reply): counters only — the
+   * gauges there read an idle server — so counter increases (prefix cache, speculative decoding) cover the whole
+   * row and not just the stretch between two periodic samples.
+   */
+  async markEdge(stage: number): Promise<void> {
+    const s = await this.readNow();
+    if (s) this.samples.push({ ...s, stage, edge: true });
+  }
+
   /** Gauges of one row, or undefined when nothing was sampled for it. */
   summarize(stage: number): ServerTelemetry | undefined {
     return summarizeSamples(this.samples.filter((s) => s.stage === stage));
   }
 
-  series(): ReadonlyArray<ServerSample & { stage: number }> {
+  series(): ReadonlyArray<ServerSample & { stage: number; edge?: true }> {
     return this.samples;
   }
 

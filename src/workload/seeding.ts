@@ -32,5 +32,6 @@ export const Stream = {
   thinkTime: 8,
   sample: 9,
   block: 10,
+  image: 11,
   turnHead: 100, // + turn index
 } as const;

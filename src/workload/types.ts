@@ -29,6 +29,10 @@ export interface WorkItem {
   conversation?: ConversationTurn;
   /** Trace replay: when to send, in ms after the stage start (already divided by the time scale). */
   arrivalOffsetMs?: number;
+  /** Embeddings: the texts of one request (`--batch-size`); promptTokens is then their sum and outputTokens 0. */
+  inputs?: string[];
+  /** Multimodal chat (`--images`): image data URLs sent after the text of the last user message; not in promptTokens. */
+  images?: string[];
 }
 
 /** A deterministic source of requests: the same (seed, index) always gives the same item. */

@@ -115,8 +115,8 @@ describe('request building', () => {
       expect(s.method).toBe('POST');
       expect(s.headers['content-type']).toBe('application/json');
       expect(w.framing).toBe('json');
-      // TGI has no stream flag: the route decides.
-      if (api !== 'tgi') expect(body(w)['stream']).toBe(false);
+      // TGI has no stream flag: the route decides. Embeddings APIs never stream and send no flag.
+      if (api !== 'tgi' && !dialects[api].embeddings) expect(body(w)['stream']).toBe(false);
     }
   });
 });
@@ -124,7 +124,7 @@ describe('request building', () => {
 describe('registry', () => {
   it('maps every name to its dialect', () => {
     for (const api of apiNames) expect(getDialect(api).name).toBe(api);
-    expect(apiNames).toHaveLength(9);
+    expect(apiNames).toHaveLength(11);
   });
 
   it('unknown names are a config error that lists the valid ones', () => {

@@ -111,23 +111,27 @@ describe('reasoning models: reasoning tokens and time to first answer token (iss
 });
 
 describe('reasoning against the simulator (--reasoning-tokens 40)', () => {
-  let vllm: SimServer;
-  let sglang: SimServer;
-  let ollama: SimServer;
+  const engines = ['vllm', 'sglang', 'ollama', 'lmdeploy', 'llamacpp', 'tgi'] as const;
+  const servers = new Map<string, SimServer>();
   beforeAll(async () => {
     const reasoning = { reasoningTokens: { kind: 'fixed' as const, value: 40 }, model: 'Qwen2-7B-Instruct', modelTimeScale: 0.5 };
-    [vllm, sglang, ollama] = await Promise.all([start('vllm', reasoning), start('sglang', reasoning), start('ollama', reasoning)]);
+    const started = await Promise.all(engines.map((e) => start(e, reasoning)));
+    engines.forEach((e, i) => servers.set(e, started[i] as SimServer));
   });
-  afterAll(async () => Promise.all([vllm, sglang, ollama].map((s) => s?.close())));
+  afterAll(async () => Promise.all([...servers.values()].map((s) => s.close())));
 
+  // Engines with a reasoning parser answer in their own field; the others (TGI, completions routes) leave it inline.
   for (const [name, api, extra] of [
     ['vllm chat (reasoning_content)', 'openai-chat', []],
     ['sglang chat (reasoning_content)', 'openai-chat', []],
     ['ollama (thinking)', 'ollama', []],
+    ['lmdeploy chat (reasoning_content)', 'openai-chat', []],
+    ['llamacpp chat (reasoning_content)', 'openai-chat', []],
+    ['tgi chat (inline <think>, no reasoning parser)', 'openai-chat', ['--reasoning-format', 'think-tags']],
     ['vllm completions (inline <think>)', 'openai-completions', ['--reasoning-format', 'think-tags']],
   ] as const) {
     it(name, async () => {
-      const server = name.startsWith('sglang') ? sglang : name.startsWith('ollama') ? ollama : vllm;
+      const server = servers.get(name.split(' ')[0] as string) as SimServer;
       const out = join(dir, name.replace(/\W+/g, '-'));
       const res = await runCli(['run', '--target', server.url, '--api', api, '--model', 'Qwen2-7B-Instruct', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2',
         '--max-requests', '4', '--output-tokens', '64', '--idle-wait', '0', '--out', out, '--no-progress', ...extra]);

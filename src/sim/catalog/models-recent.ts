@@ -1,3 +1,4 @@
+import { GEMMA3_VISION } from './models-vision.js';
 import type { ModelSpec } from './types.js';
 
 /**
@@ -116,9 +117,10 @@ export const RECENT_MODELS: ModelSpec[] = [
   gemma('Gemma-2-9B', 42, 3584, 16, 8, 256, 14336, 256000, 8192),
   gemma('Gemma-2-27B', 46, 4608, 32, 16, 128, 36864, 256000, 8192),
   gemma('Gemma-3-1B', 26, 1152, 4, 1, 256, 6912, 262144, 32768),
-  gemma('Gemma-3-4B', 34, 2560, 8, 4, 256, 10240, 262208, 131072),
-  gemma('Gemma-3-12B', 48, 3840, 16, 8, 256, 15360, 262208, 131072),
-  gemma('Gemma-3-27B', 62, 5376, 32, 16, 128, 21504, 262208, 131072),
+  // Gemma 3 from 4B up reads images too (1B is text only).
+  { ...gemma('Gemma-3-4B', 34, 2560, 8, 4, 256, 10240, 262208, 131072), vision: GEMMA3_VISION },
+  { ...gemma('Gemma-3-12B', 48, 3840, 16, 8, 256, 15360, 262208, 131072), vision: GEMMA3_VISION },
+  { ...gemma('Gemma-3-27B', 62, 5376, 32, 16, 128, 21504, 262208, 131072), vision: GEMMA3_VISION },
   // InternLM (LMDeploy's benchmark tables)
   dense('internlm-20b', ['internlm-chat-20b'], 60, 5120, 40, 40, 128, 13824, 103168, false, 4096, 'HF internlm/internlm-chat-20b'),
 ];

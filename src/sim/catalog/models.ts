@@ -1,5 +1,6 @@
 import { kvElementBytes } from './hardware.js';
 import { RECENT_MODELS } from './models-recent.js';
+import { VISION_MODELS } from './models-vision.js';
 import type { KvCacheDtype, ModelDerived, ModelSpec } from './types.js';
 
 /** Architecture numbers from the models' HF config.json files (research/simulator.md §4). */
@@ -95,6 +96,7 @@ export const BUILTIN_MODELS: ModelSpec[] = [
     tiedEmbeddings: false, maxModelLen: 4096, source: 'HF baichuan-inc/Baichuan2-13B',
   },
   ...RECENT_MODELS,
+  ...VISION_MODELS,
 ];
 
 export function deriveModel(m: ModelSpec): ModelDerived {

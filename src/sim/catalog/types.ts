@@ -33,8 +33,22 @@ export interface ModelSpec {
    * elements per token per layer (kv_lora_rank + qk_rope_head_dim), replicated on every TP rank.
    */
   kvLatentDim?: number;
+  /** Vision-language models: how images become prompt tokens, and the vision encoder's size. Absent: text only. */
+  vision?: VisionSpec;
   source?: string;
 }
+
+/**
+ * How a vision-language model turns one image into prompt tokens (sim/wire/vision.ts counts them), and what its vision
+ * encoder costs: `encoderParams` (bf16 ViT and projector) run over each of the image's patches, ~2 FLOPs per parameter.
+ */
+export type VisionSpec =
+  /** Qwen2-VL / Qwen2.5-VL: smart_resize to multiples of patch·merge within [minPixels, maxPixels], one token per merge² patches. */
+  | { kind: 'qwen2-vl'; encoderParams: number; patchSize: number; mergeSize: number; minPixels: number; maxPixels: number; extraTokens: number }
+  /** A fixed grid whatever the size (LLaVA-1.5: 336² → 576; Gemma 3: 896² → 4096 patches pooled to 256 tokens). */
+  | { kind: 'fixed'; encoderParams: number; tokens: number; patches: number; extraTokens: number }
+  /** LLaVA-NeXT (v1.6) anyres: the base 336² view plus the best grid of 336² tiles, unpadded, with a newline per row. */
+  | { kind: 'llava-next'; encoderParams: number; crop: number; patchSize: number; pinpoints: ReadonlyArray<readonly [number, number]> };
 
 export type LinkKind = 'nvlink' | 'pcie' | 'pcie-no-p2p';
 

@@ -19,6 +19,8 @@ export interface BatchSummary {
   emittingSeqs: number;
   /** Speculative decoding: draft tokens verified with each decode (K; absent or 0 = one token per decode). */
   specK?: number;
+  /** Vision encoder FLOPs of the images whose prompts start in this step (absent: none). */
+  visionFlops?: number;
 }
 
 export interface StepCostBreakdown {
@@ -58,6 +60,8 @@ export class StepCostModel {
   private readonly c0: number;
   private readonly cSeq: number;
   private readonly overlap: boolean;
+  /** Seconds per vision-encoder FLOP: a bf16 ViT split over the TP ranks at the GEMM efficiency. */
+  private readonly visionPerFlop: number;
   /** Host overhead included (false for pure-roofline what-ifs). */
   readonly withHost: boolean;
 
@@ -116,6 +120,7 @@ export class StepCostModel {
     this.c0 = pure ? 0 : ec.c0Ms * 1e-3;
     this.cSeq = pure ? 0 : ec.cSeqUs * 1e-6;
     this.overlap = eng.overlapHost;
+    this.visionPerFlop = 1 / (tp * etaC * PK);
   }
 
   /** Step duration in ms. */
@@ -154,12 +159,14 @@ export class StepCostModel {
     const layer = Math.max(lin + att + elem, this.eagerFloor);
     const comm = this.arAlpha + T * this.arPerToken;
     const head = b.emittingSeqs > 0 ? soft((b.emittingSeqs + b.decodeSeqs * (q - 1)) * this.headFlop, this.headMem) : 0;
-    const gpu = this.layers * (layer + comm) + head;
+    // Images: the vision encoder's GEMMs (~2 FLOPs per parameter per patch) run before the prefill, in the same step.
+    const vision = (b.visionFlops ?? 0) * this.visionPerFlop;
+    const gpu = this.layers * (layer + comm) + head + vision;
     const host = this.c0 + this.cSeq * nSeqs;
     const total = this.overlap ? Math.max(gpu, host) + 0.1 * Math.min(gpu, host) : gpu + host;
     if (out) {
       const L = this.layers;
-      out.linear = L * lin * 1000;
+      out.linear = (L * lin + vision) * 1000;
       out.attention = L * att * 1000;
       out.elementwise = L * elem * 1000;
       out.comm = L * comm * 1000;

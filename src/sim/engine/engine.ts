@@ -89,7 +89,8 @@ export class Engine implements SimEngine {
   submit(spec: SimRequestSpec, listener: SimRequestListener): SimRequestHandle {
     let prompt = Math.max(1, Math.floor(spec.promptTokens));
     let maxTokens = Math.max(1, Math.floor(spec.maxTokens));
-    if (this.cfg.admit) {
+    // The admit rules are about generation lengths; a pooling prompt only has to fit the context.
+    if (this.cfg.admit && !spec.pooling) {
       const a = this.cfg.admit(prompt, maxTokens);
       if (!a.ok) throw new SimRejectedError(a.message, a.status);
       prompt = a.promptTokens;
@@ -98,9 +99,9 @@ export class Engine implements SimEngine {
     if (prompt > this.maxModelLen) {
       throw new SimRejectedError(`prompt of ${prompt} tokens does not fit max_model_len ${this.maxModelLen}`);
     }
-    let target = maxTokens;
-    let reason: 'length' | 'stop' = 'length';
-    if (!spec.ignoreEos && spec.naturalTokens !== undefined) {
+    let target = spec.pooling ? 0 : maxTokens;
+    let reason: 'length' | 'stop' = spec.pooling ? 'stop' : 'length';
+    if (!spec.pooling && !spec.ignoreEos && spec.naturalTokens !== undefined) {
       const natural = Math.max(1, Math.floor(Math.max(spec.naturalTokens, spec.minTokens ?? 0)));
       if (natural < target) {
         target = natural;
@@ -108,7 +109,7 @@ export class Engine implements SimEngine {
       }
     }
     // Generation stops at max_model_len, as vLLM does.
-    if (prompt + target > this.maxModelLen) {
+    if (!spec.pooling && prompt + target > this.maxModelLen) {
       target = Math.max(1, this.maxModelLen - prompt);
       reason = 'length';
     }
@@ -116,6 +117,7 @@ export class Engine implements SimEngine {
       id: this.nextId++, prompt, target, finishReason: reason, generated: 0, computed: 0, blocks: 0, state: 0,
       prefillStarted: false, prefillDone: false, preemptions: 0, listener, sharedHashes: [], cachedTokens: 0,
       ...(this.blocks.prefixCaching && spec.blockHashes ? { blockHashes: spec.blockHashes } : {}),
+      ...(spec.visionFlops ? { visionFlops: spec.visionFlops } : {}),
     };
     const ingest = this.cfg.ingestMs * this.cfg.timeScale;
     if (ingest > 0) this.driver.schedule(this.driver.now() + ingest, () => this.enqueue(seq));
@@ -190,6 +192,8 @@ export class Engine implements SimEngine {
     for (const s of batch.seqs) {
       if (!s.prefillStarted) {
         s.prefillStarted = true;
+        // The vision encoder runs once, in the step that starts the prompt (its output is cached for later chunks).
+        if (s.visionFlops) batch.summary.visionFlops = (batch.summary.visionFlops ?? 0) + s.visionFlops;
         this.st.promptTokensTotal += s.prompt;
         s.listener.onPrefillStart?.(now, s.cachedTokens);
       }
@@ -229,9 +233,10 @@ export class Engine implements SimEngine {
         s.prefillDone = true;
         s.listener.onPrefillEnd?.(now);
       }
+      // Pooling (embeddings, target 0): the prompt's hidden states are the answer; it finishes with no token (count 0).
+      let count = s.target === 0 ? 0 : 1;
       // A speculative decode emits its own token plus the drafts accepted (never past the request's end).
-      let count = 1;
-      if (spec) {
+      if (spec && count > 0) {
         const k = this.cfg.specDecode?.k ?? 0;
         const accepted = drawAccepted(k, this.specQ, this.specRng);
         this.st.specDraftTokensTotal += k;
@@ -269,6 +274,11 @@ export class Engine implements SimEngine {
       const s = seqs[i] as Seq;
       const idx = indexes[i] as number;
       const n = counts[i] as number;
+      // A pooling request finished with its prefill: no token, only the finish.
+      if (n === 0) {
+        s.listener.onFinish(s.finishReason, at);
+        continue;
+      }
       // A cancelled request stops streaming (a finished one has generated === target).
       if (s.state === 3 && s.generated < s.target) continue;
       // Tokens of one speculative step leave together (one frame where the listener can write one).

@@ -203,7 +203,8 @@ export class Scheduler {
     sm.prefillPrior[sm.prefillCount] = s.computed;
     sm.prefillTokens[sm.prefillCount] = tokens;
     sm.prefillCount++;
-    if (tokens === pendingTokens(s)) sm.emittingSeqs++;
+    // A pooling prompt (target 0) runs no LM head: it samples nothing.
+    if (tokens === pendingTokens(s) && s.target > 0) sm.emittingSeqs++;
   }
 }
 

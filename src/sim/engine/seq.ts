@@ -24,6 +24,8 @@ export interface Seq {
   sharedHashes: number[];
   /** Prompt tokens found in the prefix cache at the last admission. */
   cachedTokens: number;
+  /** Vision encoder FLOPs of the request's images, run with its first prefill step. */
+  visionFlops?: number;
 }
 
 /** Tokens the engine must (re)compute before this sequence can emit its next token. */

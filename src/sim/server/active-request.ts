@@ -85,7 +85,13 @@ export class ActiveRequest implements SimRequestListener {
     this.rec.preemptions++;
   }
 
+  /** One engine step produced this token (its own step; onTokens counts a speculative step once). */
   onToken(index: number, atMs: number): void {
+    this.t.tokenSteps = (this.t.tokenSteps ?? 0) + 1;
+    this.token(index, atMs);
+  }
+
+  private token(index: number, atMs: number): void {
     if (this.ended) return;
     this.rec.plannedMs[index] = atMs;
     this.rec.writtenMs[index] = Number.NaN;
@@ -110,9 +116,10 @@ export class ActiveRequest implements SimRequestListener {
   /** Several tokens of one speculative step: one frame where the encoder writes multi-token events. */
   onTokens(from: number, count: number, atMs: number): void {
     const to = from + count;
+    this.t.tokenSteps = (this.t.tokenSteps ?? 0) + 1;
     const faultHere = this.faultAt >= from && this.faultAt < to;
     if (this.ended || !this.stream || !this.enc.tokens || faultHere || this.gatedUntil > 0) {
-      for (let i = from; i < to; i++) this.onToken(i, atMs);
+      for (let i = from; i < to; i++) this.token(i, atMs);
       return;
     }
     for (let i = from; i < to; i++) {

@@ -15,8 +15,11 @@ import { SimRejectedError } from '../engine/engine.js';
 import { findEngineProfile } from '../engine/profiles.js';
 import type { SpecDecode } from '../engine/spec-decode.js';
 import type { SimEngine } from '../types.js';
+import { findModel } from '../catalog/index.js';
+import { poolingFanIn } from '../wire/embeddings.js';
 import { wireFor } from '../wire/index.js';
 import { blockHashes, promptTokenIds } from '../wire/prompt-hash.js';
+import { readImages, type ImageUse } from '../wire/vision.js';
 import type { EngineWire, FinishReason, GenIdentity, GenPlan, HttpReply, LiveStats, Route, WireContext } from '../wire/types.js';
 import { ActiveRequest } from './active-request.js';
 import { decideFault, NO_FAULTS, parseFaultSpec, type FaultSpec } from './faults.js';
@@ -154,7 +157,9 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const wire: EngineWire = wireFor(profile.wire);
   const ctx: WireContext = { engine: profile.wire, model: options.model, maxModelLen: engine.maxModelLen, gpu: options.gpu, gpus: options.gpus, quant: options.quant, startedAtSec: Math.floor(Date.now() / 1000),
     prefixCaching: description.prefixCaching, promptTokensDetails: options.promptTokensDetails === true,
-    ...(options.specDecode ? { specDecode: { k: options.specDecode.k } } : {}) };
+    ...(options.specDecode ? { specDecode: { k: options.specDecode.k } } : {}), hiddenSize: findModel(options.model).spec.hidden };
+  // A vision-language model reads images (catalog `vision`); a text-only one answers them with its 400.
+  const vision = findModel(options.model).spec.vision;
   const truth = new TruthStore(options.truthLimits ?? DEFAULT_TRUTH_LIMITS);
   const active = new Set<ActiveRequest>();
   let nextId = 1;
@@ -195,7 +200,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     return false;
   };
 
-  const generate = (req: IncomingMessage, res: ServerResponse, path: string, plan: GenPlan, id: GenIdentity, arrivalMs: number, body: unknown): void => {
+  const generate = (req: IncomingMessage, res: ServerResponse, path: string, plan: GenPlan, id: GenIdentity, arrivalMs: number, body: unknown, images?: ImageUse): void => {
     const rid = { 'x-sim-request-id': String(id.seq) };
     const rec: TruthRecord = {
       id: id.seq, seq: 0, method: req.method ?? 'POST', path, stream: plan.stream, status: 200, promptTokens: plan.promptTokens, maxTokens: plan.maxTokens,
@@ -219,7 +224,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     }
     // The model thinks first, then answers at its own length; max_tokens bounds both together.
     const natural = (id.reasoning ?? 0) + naturalTokens(seed, id.seq);
-    const expected = expectedOutput(plan, natural, engine.maxModelLen);
+    // Embeddings generate nothing: the reply is written when the last input's prefill is done.
+    const expected = plan.poolingInputs ? { tokens: 0, reason: 'stop' as const } : expectedOutput(plan, natural, engine.maxModelLen);
     const ar = new ActiveRequest({
       res, rec, plan, truth, headers: { ...wire.commonHeaders, ...rid }, fault, faults, expectedTokens: expected.tokens, expectedReason: expected.reason,
       prefixCaching: description.prefixCaching,
@@ -231,9 +237,16 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     active.add(ar);
     try {
       // The prefix cache works on the prompt's own tokens: what the sim's tokenizer makes of the text sent.
+      const pooled = plan.poolingInputs;
+      if (pooled) {
+        ar.handle = poolingFanIn(pooled, ar, (promptTokens, each) => engine.submit({ promptTokens, maxTokens: 0, ignoreEos: true, pooling: true }, each));
+        ar.start();
+        return;
+      }
       const ids = description.prefixCaching ? promptTokenIds(body) : undefined;
       const hashes = ids ? { blockHashes: blockHashes(ids) } : {};
-      ar.handle = engine.submit({ promptTokens: plan.promptTokens, maxTokens: plan.maxTokens, ignoreEos: plan.ignoreEos, minTokens: plan.minTokens, naturalTokens: natural, ...hashes }, ar);
+      const encoder = images ? { visionFlops: images.encoderFlops } : {};
+      ar.handle = engine.submit({ promptTokens: plan.promptTokens, maxTokens: plan.maxTokens, ignoreEos: plan.ignoreEos, minTokens: plan.minTokens, naturalTokens: natural, ...hashes, ...encoder }, ar);
       ar.start();
     } catch (err) {
       if (!(err instanceof SimRejectedError)) throw err;
@@ -274,8 +287,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     const arrivalMs = performance.now();
     const id = identity(seed, nextId++, options.reasoningTokens);
     requestsTotal++;
-    const out = hit.route.handle(ctx, input, id);
-    if ('encoder' in out) return generate(req, res, path, out, id, arrivalMs, body);
+    // Images are read before the engine's handler counts the prompt: their tokens are noted for it (wire/vision.ts).
+    const images = readImages(body, options.model, vision, profile.wire);
+    const out = images.ok ? hit.route.handle(ctx, input, id) : wire.errorReply(400, images.message, path);
+    if ('encoder' in out) return generate(req, res, path, out, id, arrivalMs, body, images.ok ? images.use : undefined);
     failedTotal++;
     const rec: TruthRecord = {
       id: id.seq, seq: 0, method, path, stream: false, status: out.status, promptTokens: 0, maxTokens: 0, ignoreEos: false, arrivalMs, prefillStartMs: null,

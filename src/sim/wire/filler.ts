@@ -13,6 +13,7 @@
  * counted in segments cut where the o200k pre-tokenizer always splits, which keeps the count exact.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { imageTokensOf } from './vision.js';
 
 const WORDS: readonly string[] = [
   'the', 'of', 'and', 'to', 'in', 'is', 'that', 'it', 'for', 'was', 'on', 'are', 'as', 'with', 'be', 'at',
@@ -128,11 +129,12 @@ function contentText(content: unknown): string {
 
 /**
  * Chat prompt tokens with a Llama-3-style template: BOS, 5 template tokens per message
- * (header start, role, header end, blank line, end-of-turn), 4 for the assistant generation prompt.
+ * (header start, role, header end, blank line, end-of-turn), 4 for the assistant generation prompt. Images count
+ * what the server noted for them (vision.ts readImages: the model's image tokens).
  */
 export function countChat(messages: unknown): PromptCount {
   if (!Array.isArray(messages) || messages.length === 0) return { ok: false, message: 'messages must be a non-empty list' };
-  let tokens = 1 + 4;
+  let tokens = 1 + 4 + imageTokensOf(messages);
   let text = '';
   for (const m of messages) {
     if (m === null || typeof m !== 'object') return { ok: false, message: 'each message must be an object' };

@@ -4,7 +4,7 @@
  * an empty-delta finish chunk, usage (chat: only with include_usage, in its own chunk; completions:
  * always, in the final chunk) and `timings` on the very last JSON event, then `[DONE]`.
  */
-import { outputText, tokenText } from './filler.js';
+import { inlineOutputText, inlineTokenOut, splitOutput, tokenText } from './filler.js';
 import { LLAMA_BUILD, llamaError, llamaModelName, timingsJson } from './llamacpp-common.js';
 import { SSE_DONE, alnumId, readOpenAi, sse } from './openai-common.js';
 import { LLAMA_CONTEXT_MESSAGE } from './length-errors.js';
@@ -25,7 +25,15 @@ function chatEncoder(ctx: WireContext, id: GenIdentity, p: number, includeUsage:
   const rid = 'chatcmpl-' + alnumId(id.hex, 32);
   const meta = `"created":${id.createdSec},"id":"${rid}","model":${JSON.stringify(llamaModelName(ctx))},${FP},"object":"chat.completion.chunk"`;
   const role = sse(`{"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],${meta}}`);
-  const content = (t: string): string => sse(`{"choices":[{"finish_reason":null,"index":0,"delta":{"content":${JSON.stringify(t)}}}],${meta}}`);
+  // --reasoning-tokens: llama-server's default reasoning format (deepseek) streams the thinking as reasoning_content.
+  const content = (i: number): string => {
+    const field = i < (id.reasoning ?? 0) ? 'reasoning_content' : 'content';
+    return sse(`{"choices":[{"finish_reason":null,"index":0,"delta":{"${field}":${JSON.stringify(tokenText(id.offset, i))}}}],${meta}}`);
+  };
+  const message = (n: number, finish: FinishReason): string => {
+    const out = splitOutput(id.offset, id.reasoning, n, finish);
+    return `{"role":"assistant","content":${JSON.stringify(out.answer)}${out.reasoning ? `,"reasoning_content":${JSON.stringify(out.reasoning)}` : ''}}`;
+  };
   const tail = (n: number, finish: FinishReason, t: GenTimings): string => {
     const timings = `"timings":${timingsJson(t, p, n)}`;
     const fin = `{"choices":[{"finish_reason":"${finishName(finish)}","index":0,"delta":{}}],${meta}`;
@@ -34,12 +42,12 @@ function chatEncoder(ctx: WireContext, id: GenIdentity, p: number, includeUsage:
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream' }),
-    token: (i, finish, t) => (i === 0 ? role : '') + (finish === 'stop' ? '' : content(tokenText(id.offset, i))) + (finish ? tail(i + 1, finish, t) : ''),
+    token: (i, finish, t) => (i === 0 ? role : '') + (finish === 'stop' ? '' : content(i)) + (finish ? tail(i + 1, finish, t) : ''),
     tail: (n, finish, t) => (n === 0 ? role : '') + tail(n, finish, t),
     body: (n, finish, t) =>
       json(
         200,
-        `{"choices":[{"finish_reason":"${finishName(finish)}","index":0,"message":{"role":"assistant","content":${JSON.stringify(outputText(id.offset, n, finish))}}}],"created":${id.createdSec},"model":${JSON.stringify(llamaModelName(ctx))},${FP},"object":"chat.completion","usage":{"completion_tokens":${n},"prompt_tokens":${p},"total_tokens":${p + n},"prompt_tokens_details":{"cached_tokens":0}},"id":"${rid}","timings":${timingsJson(t, p, n)}}`,
+        `{"choices":[{"finish_reason":"${finishName(finish)}","index":0,"message":${message(n, finish)}}],"created":${id.createdSec},"model":${JSON.stringify(llamaModelName(ctx))},${FP},"object":"chat.completion","usage":{"completion_tokens":${n},"prompt_tokens":${p},"total_tokens":${p + n},"prompt_tokens_details":{"cached_tokens":0}},"id":"${rid}","timings":${timingsJson(t, p, n)}}`,
         { 'content-type': 'application/json; charset=utf-8' },
       ),
   };
@@ -54,9 +62,9 @@ function completionEncoder(ctx: WireContext, id: GenIdentity, p: number): GenEnc
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream' }),
-    token: (i, finish, t) => (finish === 'stop' ? '' : partial(tokenText(id.offset, i))) + (finish ? sse(final('', i + 1, finish, t)) + SSE_DONE : ''),
+    token: (i, finish, t) => (finish === 'stop' ? '' : partial(inlineTokenOut(id.offset, id.reasoning, i, null))) + (finish ? sse(final('', i + 1, finish, t)) + SSE_DONE : ''),
     tail: (n, finish, t) => sse(final('', n, finish, t)) + SSE_DONE,
-    body: (n, finish, t) => json(200, final(outputText(id.offset, n, finish), n, finish, t), { 'content-type': 'application/json; charset=utf-8' }),
+    body: (n, finish, t) => json(200, final(inlineOutputText(id.offset, id.reasoning, n, finish), n, finish, t), { 'content-type': 'application/json; charset=utf-8' }),
   };
 }
 

@@ -5,10 +5,11 @@
  * (content "", stop:true, stop_type, generation_settings, timings) and no `[DONE]`. The EOS token of a
  * natural stop sends no partial but counts in tokens_predicted. n_predict is clamped to the context.
  */
-import { countPrompt, outputText, tokenId, tokenText } from './filler.js';
+import { countPrompt, inlineOutputText, inlineTokenOut, tokenId, tokenText } from './filler.js';
 import { llamaChat, llamaCompletionsOai } from './llamacpp-oai.js';
 import { LLAMA_BUILD, llamaError, llamaModelName, timingsJson } from './llamacpp-common.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
+import { embeddingsRoute } from './embeddings.js';
 import { LLAMA_CONTEXT_MESSAGE } from './length-errors.js';
 import { asObj, bool, firstInt, resolveMax } from './request.js';
 import { json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type Route, type WireContext } from './types.js';
@@ -30,7 +31,7 @@ function settings(o: NativeOpts): string {
 function nativeEncoder(ctx: WireContext, id: GenIdentity, o: NativeOpts): GenEncoder {
   const model = JSON.stringify(llamaModelName(ctx));
   const partial = (i: number): string =>
-    `data: {"index":0,"content":${JSON.stringify(tokenText(id.offset, i))},"tokens":[${tokenId(id.offset, i)}],"stop":false,"id_slot":-1,"tokens_predicted":${i + 1},"tokens_evaluated":${o.promptTokens}}\n\n`;
+    `data: {"index":0,"content":${JSON.stringify(inlineTokenOut(id.offset, id.reasoning, i, null))},"tokens":[${tokenId(id.offset, i)}],"stop":false,"id_slot":-1,"tokens_predicted":${i + 1},"tokens_evaluated":${o.promptTokens}}\n\n`;
   const final = (content: string, n: number, finish: FinishReason, t: GenTimings): string =>
     `{"index":0,"content":${JSON.stringify(content)},"tokens":[],"id_slot":0,"stop":true,"model":${model},"tokens_predicted":${n},"tokens_evaluated":${o.promptTokens},"generation_settings":${settings(o)},"prompt":${JSON.stringify('<|begin_of_text|>' + o.promptText)},"has_new_line":false,"truncated":false,"stop_type":"${finish === 'stop' ? 'eos' : finish === 'length' ? 'limit' : 'none'}","stopping_word":"","tokens_cached":${o.promptTokens + n},"timings":${timingsJson(t, o.promptTokens, n)}}`;
   return {
@@ -38,7 +39,7 @@ function nativeEncoder(ctx: WireContext, id: GenIdentity, o: NativeOpts): GenEnc
     streamHeaders: () => ({ 'content-type': 'text/event-stream' }),
     token: (i, finish, t) => (finish === 'stop' ? '' : partial(i)) + (finish ? `data: ${final('', i + 1, finish, t)}\n\n` : ''),
     tail: (n, finish, t) => `data: ${final('', n, finish, t)}\n\n`,
-    body: (n, finish, t) => json(200, final(outputText(id.offset, n, finish), n, finish, t), { 'content-type': 'application/json; charset=utf-8' }),
+    body: (n, finish, t) => json(200, final(inlineOutputText(id.offset, id.reasoning, n, finish), n, finish, t), { 'content-type': 'application/json; charset=utf-8' }),
   };
 }
 
@@ -101,6 +102,8 @@ const routes: Route[] = [
   { method: 'POST', path: '/v1/completions', kind: 'generate', handle: llamaCompletionsOai },
   { method: 'POST', path: '/v1/chat/completions', kind: 'generate', handle: llamaChat },
   { method: 'POST', path: '/chat/completions', kind: 'generate', handle: llamaChat },
+  // As if started with --embeddings (without it llama-server answers 501 here).
+  embeddingsRoute('llamacpp', (status, message) => llamaError(status, message, status === 404 ? 'not_found_error' : 'invalid_request_error')),
   { method: 'POST', path: '/tokenize', kind: 'static', handle: (_c, i) => tokenize(i.body) },
   { method: 'GET', path: '/props', kind: 'static', handle: (ctx) => json(200, props(ctx), { 'content-type': 'application/json; charset=utf-8' }) },
   { method: 'GET', path: '/v1/models', kind: 'static', handle: (ctx) => json(200, models(ctx)) },

@@ -8,7 +8,7 @@
  * an SSE content type. Errors: flat {message,type,code,param,object} with type invalid_request_error.
  * Non-stream bodies follow the pydantic models (compact, nulls kept); their exact null-field set is inferred.
  */
-import { countChat, countPrompt, outputText, tokenId, tokenOut } from './filler.js';
+import { countChat, countPrompt, inlineOutputText, inlineTokenOut, outputText, splitOutput, tokenId, tokenOut } from './filler.js';
 import { pyString } from './json.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { alnumId, readOpenAi, SSE_DONE, sse } from './openai-common.js';
@@ -23,6 +23,7 @@ export function lmdeployError(status: number, message: string): HttpReply {
   return json(status, JSON.stringify({ message, type: 'invalid_request_error', code: status, param: null, object: 'error' }));
 }
 
+// lmdeploy's UsageInfo has no reasoning count: clients count reasoning tokens from reasoning_content.
 function usage(p: number, n: number): string {
   return `{"prompt_tokens":${p},"total_tokens":${p + n},"completion_tokens":${n},"prompt_tokens_details":{"cached_tokens":0}}`;
 }
@@ -32,19 +33,25 @@ function openAiEncoder(chat: boolean, ctx: WireContext, id: GenIdentity, p: numb
   const object = chat ? 'chat.completion.chunk' : 'text_completion';
   const spaced = `{"id": ${pyString(rid)}, "object": "${object}", "created": ${id.createdSec}, "model": ${pyString(ctx.model)}, "choices": [{"index": 0, `;
   const compact = `{"id":${JSON.stringify(rid)},"object":"${object}","created":${id.createdSec},"model":${JSON.stringify(ctx.model)},"choices":`;
-  const chunk = (t: string, finish: FinishReason | null): string =>
-    sse(spaced + (chat ? `"delta": {"role": "assistant", "content": ${pyString(t)}}` : `"text": ${pyString(t)}`) + (finish ? `, "finish_reason": "${finish}"` : '') + '}]' + (includeUsage ? ', "usage": null}' : '}'));
+  // --reasoning-tokens: chat runs a reasoning parser (--reasoning-parser), whose deltas carry reasoning_content
+  // (content left out by exclude_none); /v1/completions has none, so the reasoning stays inline.
+  const delta = (t: string, i: number): string =>
+    i < (id.reasoning ?? 0) ? `"delta": {"role": "assistant", "reasoning_content": ${pyString(t)}}` : `"delta": {"role": "assistant", "content": ${pyString(t)}}`;
+  const chunk = (t: string, finish: FinishReason | null, i: number): string =>
+    sse(spaced + (chat ? delta(t, i) : `"text": ${pyString(t)}`) + (finish ? `, "finish_reason": "${finish}"` : '') + '}]' + (includeUsage ? ', "usage": null}' : '}'));
   const tail = (n: number): string => (includeUsage ? sse(`${compact}[],"usage":${usage(p, n)}}`) : '') + SSE_DONE;
+  const text = (i: number, finish: FinishReason | null): string => (chat ? tokenOut(id.offset, i, finish) : inlineTokenOut(id.offset, id.reasoning, i, finish));
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
-    token: (i, finish) => chunk(tokenOut(id.offset, i, finish), finish) + (finish ? tail(i + 1) : ''),
-    tail: (n, finish) => chunk('', finish) + tail(n),
+    token: (i, finish) => chunk(text(i, finish), finish, i) + (finish ? tail(i + 1) : ''),
+    tail: (n, finish) => chunk('', finish, n) + tail(n),
     body: (n, finish) => {
-      const out = JSON.stringify(outputText(id.offset, n, finish));
+      const split = splitOutput(id.offset, id.reasoning, n, finish);
+      const thought = id.reasoning ? JSON.stringify(split.reasoning) : 'null';
       const choice = chat
-        ? `{"index":0,"message":{"role":"assistant","content":${out},"gen_tokens":null,"reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":"${finish}"}`
-        : `{"index":0,"text":${out},"logprobs":null,"gen_tokens":null,"finish_reason":"${finish}"}`;
+        ? `{"index":0,"message":{"role":"assistant","content":${JSON.stringify(id.reasoning ? split.answer : outputText(id.offset, n, finish))},"gen_tokens":null,"reasoning_content":${thought},"tool_calls":null},"logprobs":null,"finish_reason":"${finish}"}`
+        : `{"index":0,"text":${JSON.stringify(inlineOutputText(id.offset, id.reasoning, n, finish))},"logprobs":null,"gen_tokens":null,"finish_reason":"${finish}"}`;
       return json(200, `{"id":${JSON.stringify(rid)},"object":"${chat ? 'chat.completion' : 'text_completion'}","created":${id.createdSec},"model":${JSON.stringify(ctx.model)},"choices":[${choice}],"usage":{"prompt_tokens":${p},"total_tokens":${p + n},"completion_tokens":${n}}}`);
     },
   };
@@ -86,12 +93,12 @@ function nativeEncoder(id: GenIdentity, p: number): GenEncoder {
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
-    token: (i, finish) => sse(obj(tokenOut(id.offset, i, finish), String(finish === 'stop' ? 128009 : tokenId(id.offset, i)), i + 1, finish)) + (finish ? SSE_DONE : ''),
+    token: (i, finish) => sse(obj(inlineTokenOut(id.offset, id.reasoning, i, finish), String(finish === 'stop' ? 128009 : tokenId(id.offset, i)), i + 1, finish)) + (finish ? SSE_DONE : ''),
     tail: (n, finish) => sse(obj('', '', n, finish)) + SSE_DONE,
     body: (n, finish) => {
       const ids: number[] = [];
       for (let i = 0; i < n; i++) ids.push(finish === 'stop' && i === n - 1 ? 128009 : tokenId(id.offset, i));
-      return json(200, obj(outputText(id.offset, n, finish), ids.join(','), n, finish));
+      return json(200, obj(inlineOutputText(id.offset, id.reasoning, n, finish), ids.join(','), n, finish));
     },
   };
 }
@@ -113,9 +120,9 @@ function interactiveEncoder(id: GenIdentity, p: number): GenEncoder {
   return {
     delimiter: '\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
-    token: (i, finish) => obj(tokenOut(id.offset, i, finish), i + 1, finish) + '\n',
+    token: (i, finish) => obj(inlineTokenOut(id.offset, id.reasoning, i, finish), i + 1, finish) + '\n',
     tail: (n, finish) => obj('', n, finish) + '\n',
-    body: (n, finish) => json(200, obj(outputText(id.offset, n, finish), n, finish)),
+    body: (n, finish) => json(200, obj(inlineOutputText(id.offset, id.reasoning, n, finish), n, finish)),
   };
 }
 
@@ -168,6 +175,8 @@ const routes: Route[] = [
   { method: 'POST', path: '/generate', kind: 'generate', handle: nativeGenerate },
   { method: 'POST', path: '/v1/chat/interactive', kind: 'generate', handle: interactive },
   { method: 'POST', path: '/v1/encode', kind: 'static', handle: (_c, i) => encode(i.body) },
+  // lmdeploy's api_server has the route but no embeddings: every request gets this 400.
+  { method: 'POST', path: '/v1/embeddings', kind: 'static', handle: () => lmdeployError(400, 'Unsupported by turbomind.') },
   { method: 'GET', path: '/v1/models', kind: 'static', handle: (ctx) => json(200, models(ctx)) },
   { method: 'GET', path: '/health', kind: 'static', handle: () => empty(200) },
 ];

@@ -12,6 +12,7 @@ import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { ollamaOpenAiChat } from './ollama-openai.js';
 import { asObj, bool, int, resolveMax, str } from './request.js';
 import { json, text, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type Route, type WireContext } from './types.js';
+import { imageTokensOf } from './vision.js';
 import { promptIds } from './vllm.js';
 
 export const OLLAMA_VERSION = '0.32.15';
@@ -85,8 +86,9 @@ function native(chat: boolean) {
     const numPredict = int(opts, 'num_predict');
     const numCtx = int(opts, 'num_ctx') ?? ctx.maxModelLen;
     const limit = Math.min(numCtx, ctx.maxModelLen);
-    // Ollama truncates an over-long prompt to the context instead of failing
-    const promptTokens = Math.min(pc.tokens, limit - 1);
+    // Ollama truncates an over-long prompt to the context instead of failing. /api/generate's own `images` count here
+    // (on /api/chat countChat counted the messages' images already).
+    const promptTokens = Math.min(pc.tokens + (chat ? 0 : imageTokensOf(o)), limit - 1);
     const len = resolveMax(limit, promptTokens, numPredict === undefined || numPredict < 0 ? undefined : numPredict, 'remaining', true);
     if (!len.ok) return ollamaError(400, 'num_predict must be positive');
     const context = !chat && !raw ? promptIds(promptTokens) : undefined;

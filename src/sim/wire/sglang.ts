@@ -7,6 +7,7 @@
  */
 import { countPrompt, inlineTokenOut, tokenId } from './filler.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
+import { embeddingsRoute } from './embeddings.js';
 import { SGLANG_EOS_ID, sglangChat, sglangCompletions, sglangFlatError, sglangLengthMessage } from './sglang-openai.js';
 import { asObj, bool, int, resolveMax } from './request.js';
 import { empty, json, type EngineWire, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type GenTimings, type HttpReply, type Route, type WireContext } from './types.js';
@@ -17,7 +18,15 @@ function finishObj(finish: FinishReason, count: number): string {
   return finish === 'stop' ? `{"type":"stop","matched":${SGLANG_EOS_ID}}` : finish === 'abort' ? '{"type":"abort","message":"Abort in waiting queue"}' : `{"type":"length","length":${count}}`;
 }
 
-function nativeEncoder(id: GenIdentity, promptTokens: number): GenEncoder {
+/**
+ * `spec_verify_ct` on the finishing meta_info when speculative decoding runs (as SGLang's tokenizer manager adds
+ * it): the verify passes after the prefill, which made the first token.
+ */
+function specMeta(spec: boolean, finish: FinishReason | null, t: GenTimings): string {
+  return spec && finish ? `,"spec_verify_ct":${Math.max(0, (t.tokenSteps ?? 0) - 1)}` : '';
+}
+
+function nativeEncoder(id: GenIdentity, promptTokens: number, spec: boolean): GenEncoder {
   let text = '';
   let ids = '';
   let have = 0;
@@ -31,13 +40,15 @@ function nativeEncoder(id: GenIdentity, promptTokens: number): GenEncoder {
   const obj = (n: number, finish: FinishReason | null, t: GenTimings): string => {
     grow(n, finish);
     const meta = `"meta_info":{"id":"${id.hex}","finish_reason":${finish ? finishObj(finish, n) : 'null'},"prompt_tokens":${promptTokens},"weight_version":"default","total_retractions":0,"completion_tokens":${n},"cached_tokens":${t.cachedTokens ?? 0}`;
-    const e2e = finish ? `,"e2e_latency":${Math.max(0, (t.nowMs - t.arrivalMs) / 1000)}` : '';
+    const e2e = specMeta(spec, finish, t) + (finish ? `,"e2e_latency":${Math.max(0, (t.nowMs - t.arrivalMs) / 1000)}` : '');
     return `{"text":${JSON.stringify(text)},"output_ids":[${ids}],${meta}${e2e}}}`;
   };
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
     token: (i, finish, t) => 'data: ' + obj(i + 1, finish, t) + '\n\n' + (finish ? 'data: [DONE]\n\n' : ''),
+    // A speculative step's tokens leave in one event, as SGLang streams them.
+    tokens: (from, n, finish, t) => 'data: ' + obj(from + n, finish, t) + '\n\n' + (finish ? 'data: [DONE]\n\n' : ''),
     tail: (count, finish, t) => 'data: ' + obj(count, finish, t) + '\n\n' + 'data: [DONE]\n\n',
     body: (count, finish, t) => json(200, obj(count, finish, t)),
   };
@@ -63,7 +74,7 @@ function nativeGenerate(ctx: WireContext, input: { body: unknown }, id: GenIdent
     ignoreEos: bool(sp, 'ignore_eos') === true,
     minTokens: minNew !== undefined && minNew > 0 ? minNew : undefined,
     stream,
-    encoder: nativeEncoder(id, pc.tokens),
+    encoder: nativeEncoder(id, pc.tokens, ctx.specDecode !== undefined),
   };
 }
 
@@ -101,6 +112,7 @@ const routes: Route[] = [
   { method: 'PUT', path: '/generate', kind: 'generate', handle: nativeGenerate },
   { method: 'POST', path: '/v1/completions', kind: 'generate', handle: sglangCompletions },
   { method: 'POST', path: '/v1/chat/completions', kind: 'generate', handle: sglangChat },
+  embeddingsRoute('sglang', sglangFlatError),
   { method: 'POST', path: '/v1/tokenize', kind: 'static', handle: (ctx, i) => tokenize(ctx, i.body) },
   { method: 'POST', path: '/tokenize', kind: 'static', handle: (ctx, i) => tokenize(ctx, i.body) },
   { method: 'GET', path: '/v1/models', kind: 'static', handle: (ctx) => json(200, JSON.stringify({ object: 'list', data: [modelCard(ctx)] })) },

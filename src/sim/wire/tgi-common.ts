@@ -1,5 +1,5 @@
 /** TGI constants and helpers shared by the native and OpenAI-style routes. */
-import { outputText } from './filler.js';
+import { inlineOutputText } from './filler.js';
 import { json, type FinishReason, type GenIdentity, type GenTimings, type HttpReply } from './types.js';
 
 export const TGI_VERSION = '3.3.6-dev0';
@@ -20,7 +20,7 @@ export function tgiFinish(f: FinishReason): string {
 
 /** generated_text for `count` tokens ending with `finish` (the EOS special token is excluded). */
 export function tgiGenerated(id: GenIdentity, count: number, finish: FinishReason): string {
-  return outputText(id.offset, count, finish);
+  return inlineOutputText(id.offset, id.reasoning, count, finish);
 }
 
 export function tgiTimingHeaders(t: GenTimings, promptTokens: number, count: number): Record<string, string> {

@@ -6,7 +6,7 @@
  */
 import { readOpenAi } from './openai-common.js';
 import { TGI_FINGERPRINT, tgiError, tgiFinish, tgiGenerated, tgiLengthMessage, tgiResolveMax, tgiTimingHeaders } from './tgi-common.js';
-import { tokenText } from './filler.js';
+import { inlineTokenOut } from './filler.js';
 import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type WireContext } from './types.js';
 
 const DONE = 'data:[DONE]\n\n';
@@ -21,7 +21,7 @@ function chatEncoder(id: GenIdentity, model: string, promptTokens: number, inclu
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-compute-type': 'gpu+optimized', 'x-accel-buffering': 'no' }),
     // the EOS special token of a natural stop arrives as empty content
-    token: (i, finish) => chunk(finish === 'stop' ? '' : tokenText(id.offset, i), finish) + (finish ? tail(i + 1) : ''),
+    token: (i, finish) => chunk(finish === 'stop' ? '' : inlineTokenOut(id.offset, id.reasoning, i, null), finish) + (finish ? tail(i + 1) : ''),
     tail: (count, finish) => chunk('', finish) + tail(count),
     body: (count, finish, t) =>
       json(
@@ -42,7 +42,7 @@ function completionEncoder(id: GenIdentity, model: string, promptTokens: number)
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-compute-type': 'gpu+optimized', 'x-accel-buffering': 'no' }),
-    token: (i, finish) => (finish ? final(finish === 'stop' ? '' : tokenText(id.offset, i), i + 1, finish) : partial(tokenText(id.offset, i))),
+    token: (i, finish) => (finish ? final(finish === 'stop' ? '' : inlineTokenOut(id.offset, id.reasoning, i, null), i + 1, finish) : partial(inlineTokenOut(id.offset, id.reasoning, i, null))),
     tail: (count, finish) => final('', count, finish),
     body: (count, finish, t) =>
       json(

@@ -7,7 +7,7 @@
  * A natural stop streams the EOS token as a special token that generated_text excludes.
  */
 import { encode, decode } from 'gpt-tokenizer/encoding/o200k_base';
-import { countPrompt, tokenId, tokenText } from './filler.js';
+import { countPrompt, inlineTokenOut, tokenId } from './filler.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
 import { asObj, bool, int, str } from './request.js';
 import { tgiChat, tgiCompletions } from './tgi-openai.js';
@@ -21,7 +21,7 @@ function logprob(i: number): number {
 function tokenJson(id: GenIdentity, i: number, eos: boolean): string {
   return eos
     ? `{"id":${TGI_EOS_ID},"text":"${TGI_EOS_TEXT}","logprob":${logprob(i)},"special":true}`
-    : `{"id":${tokenId(id.offset, i)},"text":${JSON.stringify(tokenText(id.offset, i))},"logprob":${logprob(i)},"special":false}`;
+    : `{"id":${tokenId(id.offset, i)},"text":${JSON.stringify(inlineTokenOut(id.offset, id.reasoning, i, null))},"logprob":${logprob(i)},"special":false}`;
 }
 
 interface NativeOpts {

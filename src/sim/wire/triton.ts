@@ -5,7 +5,7 @@
  * finish reason, no counts and no terminator. Forced length: min_length / min_tokens ≥ max_tokens,
  * or end_id -1. Errors {"error":"…"}. Served model names: ensemble and tensorrt_llm_bls.
  */
-import { countPrompt, outputText, tokenOut } from './filler.js';
+import { countPrompt, inlineOutputText, inlineTokenOut } from './filler.js';
 import { floatLit } from './json.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
 import { tritonLengthMessage } from './length-errors.js';
@@ -26,9 +26,9 @@ function encoder(model: string, reqId: string | undefined, id: GenIdentity, echo
   return {
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
-    token: (i, finish: FinishReason | null) => `data: ${pre}[${z}]${post}${JSON.stringify(tokenOut(id.offset, i, finish))}}\n\n`,
+    token: (i, finish: FinishReason | null) => `data: ${pre}[${z}]${post}${JSON.stringify(inlineTokenOut(id.offset, id.reasoning, i, finish))}}\n\n`,
     tail: () => '',
-    body: (n, finish) => json(200, `${pre}[${new Array<string>(n).fill(z).join(',')}]${post}${JSON.stringify(echo + outputText(id.offset, n, finish))}}`),
+    body: (n, finish) => json(200, `${pre}[${new Array<string>(n).fill(z).join(',')}]${post}${JSON.stringify(echo + inlineOutputText(id.offset, id.reasoning, n, finish))}}`),
   };
 }
 

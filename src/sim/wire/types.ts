@@ -24,6 +24,8 @@ export interface WireContext {
   promptTokensDetails?: boolean;
   /** Speculative decoding's draft length (its /metrics then export the spec_decode counters). */
   specDecode?: { k: number };
+  /** The model's hidden size: the length of its embedding vectors (/v1/embeddings). */
+  hiddenSize?: number;
 }
 
 export interface HttpReply {
@@ -41,6 +43,8 @@ export interface GenTimings {
   nowMs: number;
   /** Prompt tokens the prefix cache supplied (known once prefill starts; 0 before, and without a cache). */
   cachedTokens?: number;
+  /** Engine steps that produced this request's tokens so far (prefill's first token included). */
+  tokenSteps?: number;
 }
 
 /** Per-request identity the encoders print; `offset` seeds the filler words. */
@@ -63,6 +67,11 @@ export interface GenPlan {
   minTokens?: number;
   stream: boolean;
   encoder: GenEncoder;
+  /**
+   * Embeddings: the prompt tokens of each input. Each enters the engine as a prompt that generates nothing; the
+   * reply (encoder.body) is written when the last is done. promptTokens is their sum, maxTokens 0.
+   */
+  poolingInputs?: readonly number[];
 }
 
 export interface GenEncoder {

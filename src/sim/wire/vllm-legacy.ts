@@ -5,7 +5,7 @@
  * Content-Type header, no finish reason, no counts and no terminator. Non-stream is compact JSON.
  * Errors are Starlette's plain-text 500; unknown routes {"detail":"Not Found"}.
  */
-import { countPrompt, outputText, tokenText } from './filler.js';
+import { countPrompt, inlineOutputText, inlineTokenOut } from './filler.js';
 import { pyString } from './json.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { asObj, bool, int, resolveMax } from './request.js';
@@ -23,7 +23,7 @@ function encoder(id: GenIdentity, prompt: string): GenEncoder {
   let escaped = pyString(prompt).slice(0, -1);
   let have = 0;
   const upTo = (n: number): string => {
-    for (; have < n; have++) escaped += pyString(tokenText(id.offset, have)).slice(1, -1);
+    for (; have < n; have++) escaped += pyString(inlineTokenOut(id.offset, id.reasoning, have, null)).slice(1, -1);
     return escaped;
   };
   const frame = (n: number): string => '{"text": [' + upTo(n) + '"]}\0';
@@ -32,7 +32,7 @@ function encoder(id: GenIdentity, prompt: string): GenEncoder {
     streamHeaders: () => ({}),
     token: (i, finish) => frame(finish === 'stop' ? i : i + 1),
     tail: () => '',
-    body: (count, finish) => json(200, JSON.stringify({ text: [prompt + outputText(id.offset, count, finish)] })),
+    body: (count, finish) => json(200, JSON.stringify({ text: [prompt + inlineOutputText(id.offset, id.reasoning, count, finish)] })),
   };
 }
 

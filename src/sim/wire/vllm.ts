@@ -6,6 +6,7 @@
  */
 import { countChat, countPrompt, fillerIds, inlineOutputText, inlineTokenOut, splitOutput, tokenOut, tokenText } from './filler.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
+import { embeddingsRoute } from './embeddings.js';
 import { SSE_DONE, readOpenAi, sse } from './openai-common.js';
 import { vllmLengthMessage } from './length-errors.js';
 import { asObj, resolveMax, type LengthCheck } from './request.js';
@@ -168,6 +169,7 @@ function models(ctx: WireContext, id: string): string {
 const routes: Route[] = [
   { method: 'POST', path: '/v1/completions', kind: 'generate', handle: generate(false) },
   { method: 'POST', path: '/v1/chat/completions', kind: 'generate', handle: generate(true) },
+  embeddingsRoute('vllm', (status, message) => vllmError(status, message)),
   { method: 'POST', path: '/tokenize', kind: 'static', handle: (ctx, input) => tokenize(ctx, input.body) },
   {
     method: 'POST',

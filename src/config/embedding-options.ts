@@ -1,0 +1,52 @@
+import { findEngineProfile } from '../sim/engine/profiles.js';
+import { EMBEDDING_WIRES } from '../sim/wire/embeddings.js';
+import { parseNumber, type Problems } from './parse.js';
+import type { RawRunFlags, RunOptions } from './run-options.js';
+
+export const EMBEDDING_APIS = ['openai-embeddings', 'tei-embeddings'] as const;
+
+const isEmbeddingApi = (api: string): boolean => (EMBEDDING_APIS as readonly string[]).includes(api);
+
+/**
+ * `--api openai-embeddings | tei-embeddings`: sets what an embeddings run implies (no output, nothing streamed,
+ * `--batch-size` inputs per request) and names every flag that cannot mean anything for it, one problem each.
+ * Without such an API, `--batch-size` is the only flag to check.
+ */
+export function resolveEmbeddingOptions(raw: RawRunFlags, opts: RunOptions, p: Problems): void {
+  if (!isEmbeddingApi(opts.api)) {
+    if (raw.batchSize !== undefined) p.push('--batch-size sets the inputs per embeddings request; it goes with --api openai-embeddings or tei-embeddings');
+    return;
+  }
+  const api = opts.api;
+  const batch = parseNumber('--batch-size', raw.batchSize, p, { integer: true, positive: true }) ?? 1;
+  opts.batchSize = batch;
+  // Nothing is generated or streamed: the reply is the vectors, in one body.
+  opts.outputTokens = 0;
+  opts.stream = false;
+  opts.forceLength = false;
+  const w = opts.workload;
+  const why = `${api} replies are vectors, not generated tokens`;
+  if (opts.slo?.ttftMs !== undefined || opts.slo?.itlMs !== undefined) {
+    p.push(`--slo ${[opts.slo.ttftMs !== undefined && 'ttft', opts.slo.itlMs !== undefined && 'itl'].filter(Boolean).join(' and ')}: ${why} (no first token, no gaps between tokens); limit the latency with --slo e2e:MS`);
+  }
+  if (opts.reasoningFormat === 'think-tags') p.push(`--reasoning-format think-tags: ${why}, with no reasoning in them; leave it out`);
+  if (w.turns) p.push(`--turns: ${why}; a conversation needs replies to resend, so embed single texts (leave --turns out)`);
+  if (w.outputTokensGiven || w.outputDist) p.push(`--output-tokens/--output-dist: ${why}; set the input length with --prompt-tokens or --prompt-dist`);
+  if (w.scenario) p.push(`--scenario sets output lengths too; ${why}: use --prompt-tokens or --prompt-dist`);
+  if (opts.profile === 'grid') p.push(`--profile grid crosses prompt and output lengths; ${why}: use --profile sweep, constant, concurrent or capacity with --prompt-tokens`);
+  if (w.trace && batch > 1) p.push('--trace sends one request per trace line at its time; with --batch-size they cannot keep those times: leave --batch-size out');
+  if (opts.target === undefined) {
+    if (api === 'tei-embeddings') p.push('--api tei-embeddings needs --target (a text-embeddings-inference server); the built-in simulator serves /v1/embeddings: use --api openai-embeddings');
+    else if (opts.engine !== undefined) {
+      let wire: string | undefined;
+      try {
+        wire = findEngineProfile(opts.engine).wire;
+      } catch {
+        // an unknown engine is reported where the simulator starts
+      }
+      if (wire !== undefined && !(EMBEDDING_WIRES as readonly string[]).includes(wire)) {
+        p.push(`--engine ${opts.engine}: that engine serves no /v1/embeddings; simulate one that does (${EMBEDDING_WIRES.join(', ')})`);
+      }
+    }
+  }
+}
