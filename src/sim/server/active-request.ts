@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { SimRequestHandle, SimRequestListener } from '../types.js';
 import type { FinishReason, GenEncoder, GenPlan, GenTimings, HttpReply } from '../wire/types.js';
-import { type FaultDecision, type FaultSpec, faultToken } from './faults.js';
+import { type FaultDecision, type FaultSpec, faultToken, malformedFrame, resetConnection, wholeReplyFault } from './faults.js';
 import type { TruthRecord, TruthStore } from './truth.js';
 
 export interface ActiveRequestDeps {
@@ -105,7 +105,7 @@ export class ActiveRequest implements SimRequestListener {
       if (kind === 'reset') return this.reset();
       if (kind === 'truncate') return this.truncate();
       if (kind === 'stall') this.gate(performance.now() + this.d.faults.stallMs);
-      if (kind === 'malformed') prefix = this.malformedFrame(index);
+      if (kind === 'malformed') prefix = malformedFrame(this.enc.token(index, null, this.t), this.enc.delimiter);
     }
     this.t.nowMs = atMs;
     const frame = prefix + this.enc.token(index, final ? this.d.expectedReason : null, this.t);
@@ -239,20 +239,11 @@ export class ActiveRequest implements SimRequestListener {
     if (this.ended) this.close();
   }
 
-  private malformedFrame(index: number): string {
-    const frame = this.enc.token(index, null, this.t);
-    const delim = this.enc.delimiter;
-    const body = frame.slice(0, frame.length - delim.length);
-    return body.slice(0, Math.max(1, Math.floor(body.length / 2))) + delim;
-  }
-
   private reset(): void {
     this.ended = true;
     this.rec.outcome = 'fault';
     this.handle?.cancel();
-    const sock = this.res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
-    if (sock?.resetAndDestroy) sock.resetAndDestroy();
-    else this.res.destroy();
+    resetConnection(this.res);
     this.rec.finishedMs = performance.now();
     this.close();
   }
@@ -287,19 +278,13 @@ export class ActiveRequest implements SimRequestListener {
   /** Non-streaming reply, with faults applied to the whole body. */
   private replyWhole(reply: HttpReply): void {
     const kind = this.d.fault?.kind;
-    let body = reply.body;
-    let delay = 0;
-    if (kind === 'stall') delay = this.d.faults.stallMs;
-    if (kind === 'slow-first-byte') delay = Math.max(0, this.rec.arrivalMs + this.d.faults.slowMs - performance.now());
-    if (kind === 'malformed' || kind === 'truncate') body = body.slice(0, Math.floor(body.length / 2));
+    const { delayMs: delay, body } = wholeReplyFault(kind, reply.body, this.d.faults, this.rec.arrivalMs, performance.now());
     if (kind) this.rec.outcome = 'fault';
     const send = (): void => {
       const res = this.res;
       if (res.destroyed) return this.close();
       if (kind === 'reset') {
-        const sock = res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
-        if (sock?.resetAndDestroy) sock.resetAndDestroy();
-        else res.destroy();
+        resetConnection(res);
         return this.close();
       }
       const headers: Record<string, string> = { ...this.d.headers, ...reply.headers };

@@ -7,6 +7,8 @@
  */
 import { configError } from '../../core/errors.js';
 import { Rng } from '../../core/rng.js';
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export type FaultKind = '429' | '500' | '503' | 'reset' | 'stall' | 'malformed' | 'truncate' | 'slow-first-byte';
 
@@ -86,4 +88,26 @@ export function decideFault(spec: FaultSpec, seed: number, index: number): Fault
 export function faultToken(at: number, target: number): number {
   if (target <= 1) return 0;
   return 1 + Math.min(target - 2, Math.floor(at * (target - 1)));
+}
+
+/** A connection reset (RST) where Node can send one, else a plain destroy. */
+export function resetConnection(res: ServerResponse): void {
+  const sock = res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
+  if (sock?.resetAndDestroy) sock.resetAndDestroy();
+  else res.destroy();
+}
+
+/** A frame cut in half (its delimiter kept): what the malformed fault sends before the real frame. */
+export function malformedFrame(frame: string, delimiter: string): string {
+  const body = frame.slice(0, frame.length - delimiter.length);
+  return body.slice(0, Math.max(1, Math.floor(body.length / 2))) + delimiter;
+}
+
+/** A non-streaming reply under a fault: how long to hold it and what is left of its body. */
+export function wholeReplyFault(kind: FaultKind | undefined, body: string, faults: FaultSpec, arrivalMs: number, nowMs: number): { delayMs: number; body: string } {
+  let delayMs = 0;
+  if (kind === 'stall') delayMs = faults.stallMs;
+  if (kind === 'slow-first-byte') delayMs = Math.max(0, arrivalMs + faults.slowMs - nowMs);
+  const cut = kind === 'malformed' || kind === 'truncate';
+  return { delayMs, body: cut ? body.slice(0, Math.floor(body.length / 2)) : body };
 }

@@ -7,8 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { configError } from '../../core/errors.js';
-import { Rng } from '../../core/rng.js';
-import { type LengthDist, sampleLength } from '../../workload/lengths.js';
+import type { LengthDist } from '../../workload/lengths.js';
 import { createSimEngine, describeSimEngine, type SimEngineDescription } from '../create.js';
 import { RealTimeDriver, type PacingStats } from '../des/real-time-driver.js';
 import { SimRejectedError } from '../engine/engine.js';
@@ -22,6 +21,8 @@ import { blockHashes, promptTokenIds } from '../wire/prompt-hash.js';
 import { readImages, type ImageUse } from '../wire/vision.js';
 import type { EngineWire, FinishReason, GenIdentity, GenPlan, HttpReply, LiveStats, Route, WireContext } from '../wire/types.js';
 import { ActiveRequest } from './active-request.js';
+import { expectedOutput, identity, naturalTokens } from './generation.js';
+import { matchRoute, readBody } from './http-util.js';
 import { decideFault, NO_FAULTS, parseFaultSpec, type FaultSpec } from './faults.js';
 import { DEFAULT_TRUTH_LIMITS, TruthStore, type EmissionStats, type TruthLimits, type TruthRecord } from './truth.js';
 
@@ -77,72 +78,6 @@ export interface SimServer {
   engine: SimEngine;
   description: SimEngineDescription;
   close(): Promise<void>;
-}
-
-const MAX_BODY = 32 * 1024 * 1024;
-
-/** The rule the engine uses to pick the output length, so the last token can carry the finish frames. */
-function expectedOutput(plan: GenPlan, natural: number, maxModelLen: number): { tokens: number; reason: FinishReason } {
-  const prompt = Math.max(1, Math.floor(plan.promptTokens));
-  let target = Math.max(1, Math.floor(plan.maxTokens));
-  let reason: FinishReason = 'length';
-  if (!plan.ignoreEos) {
-    const n = Math.max(1, Math.floor(Math.max(natural, plan.minTokens ?? 0)));
-    if (n < target) {
-      target = n;
-      reason = 'stop';
-    }
-  }
-  if (prompt + target > maxModelLen) {
-    target = Math.max(1, maxModelLen - prompt);
-    reason = 'length';
-  }
-  return { tokens: target, reason };
-}
-
-function mix(seed: number, n: number, salt: number): number {
-  return (Math.imul(n + 1, 0x9e3779b1) ^ Math.imul(seed | 0, 0x85ebca6b) ^ Math.imul(salt, 0xc2b2ae35)) >>> 0;
-}
-
-function identity(seed: number, seq: number, reasoning: LengthDist | undefined): GenIdentity {
-  const r = new Rng(mix(seed, seq, 7));
-  let hex = '';
-  for (let i = 0; i < 4; i++) hex += (Math.floor(r.next() * 4294967296) >>> 0).toString(16).padStart(8, '0');
-  const id: GenIdentity = { seq, hex, offset: r.int(0, 255), createdSec: Math.floor(Date.now() / 1000) };
-  if (reasoning) id.reasoning = sampleLength(reasoning, new Rng(mix(seed, seq, 13)));
-  return id;
-}
-
-/** Seeded "model's own" output length for requests that do not force it: lognormal, median 192. */
-function naturalTokens(seed: number, seq: number): number {
-  const r = new Rng(mix(seed, seq, 11));
-  return Math.max(1, Math.round(Math.exp(r.normal(Math.log(192), 0.8))));
-}
-
-function matchRoute(routes: readonly Route[], method: string, path: string): { route: Route; params: string[] } | undefined {
-  for (const route of routes) {
-    if (route.method !== method && !(method === 'HEAD' && route.method === 'GET')) continue;
-    if (typeof route.path === 'string') {
-      if (route.path === path) return { route, params: [] };
-    } else {
-      const m = route.path.exec(path);
-      if (m) return { route, params: m.slice(1).map((x) => decodeURIComponent(x ?? '')) };
-    }
-  }
-  return undefined;
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on('end', () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(undefined));
-  });
 }
 
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
