@@ -108,7 +108,9 @@ export async function createWorkload(spec: WorkloadSpec, deps: WorkloadDeps): Pr
   } else if (server) {
     throw configError('--tokenizer server: too few one-token words in the server tokenizer', 'pass --tokenizer PATH/tokenizer.json instead');
   }
-  return make(reencodeBuilder(tokenizer, shape, seed), ', fitted by re-encoding');
+  // Blocks fitted one by one keep shared prefixes exact as text; a seam between two may merge or split a token.
+  const blocksNote = trace?.some((e) => e.hashIds && e.hashIds.length > 0) ? ' (hash-id prompts: blocks shared exactly, lengths approximate within a few tokens)' : '';
+  return make(reencodeBuilder(tokenizer, shape, seed), `, fitted by re-encoding${blocksNote}`);
 }
 
 async function firstMismatch(

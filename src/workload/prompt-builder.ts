@@ -89,6 +89,7 @@ export function reencodeBuilder(tokenizer: Tokenizer, shape: PromptShape, seed: 
   const filler = tokenizer.encode(` ${text.block(512, 0)}`);
   const chat = tokenizer.countChatTokens?.bind(tokenizer);
   const prefixes = new Map<number, string>();
+  const blockTexts = new Map<string, string>();
   const prefixOf = (group: number | undefined): string => {
     if (group === undefined || shape.prefixTokens <= 0) return '';
     let p = prefixes.get(group);
@@ -117,6 +118,30 @@ export function reencodeBuilder(tokenizer: Tokenizer, shape: PromptShape, seed: 
     content(tokens, stream, key) {
       const n = Math.max(1, tokens);
       return fit(tokenizer, text.text(n, stream, key), n, (t) => tokenizer.encode(t).length, filler).text;
+    },
+    // Each block is fitted alone to its token count and joined with spaces: prompts sharing leading hash ids share
+    // exactly the same text prefix; the whole prompt's count is measured (a seam may merge or split a token).
+    blocks(hashIds, blockTokens, target, key) {
+      const noPrefix = measure('');
+      const word = text.text(1, Stream.block, key);
+      const overhead = Math.max(0, noPrefix(word) - tokenizer.encode(word).length);
+      const parts: string[] = [];
+      let left = Math.max(1, target - overhead);
+      for (const h of hashIds) {
+        if (left <= 0) break;
+        const n = Math.min(blockTokens, left);
+        const id = `${h}:${n}`;
+        let block = blockTexts.get(id);
+        if (block === undefined) {
+          block = fit(tokenizer, text.block(n, h), n, (t) => tokenizer.encode(t).length, filler).text;
+          blockTexts.set(id, block);
+        }
+        parts.push(block);
+        left -= n;
+      }
+      if (left > 0) parts.push(this.content(left, Stream.block, key));
+      const content = parts.join(' ');
+      return { ...assemble({ ...shape, prefixTokens: 0 }, '', content), promptTokens: noPrefix(content) };
     },
   };
 }

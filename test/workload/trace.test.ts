@@ -74,4 +74,20 @@ describe('trace workload', () => {
     expect(w.item(3).arrivalOffsetMs).toBe(2500 + 1250);
     expect(w.item(3).prompt).not.toBe(items[0]?.prompt);
   });
+
+  it('a tokenizer whose words are several tokens (re-encoding) still shares hash-id blocks, exact as text', async () => {
+    const poor = await loadHfTokenizer(writeTinyBpe(60));
+    const w = await createWorkload({ kind: 'trace', path: `${F}/mooncake.jsonl`, blockTokens: 256 }, { tokenizer: poor, seed: 3 });
+    expect(w.description).toContain('fitted by re-encoding');
+    const [a, b] = [w.item(0), w.item(1)];
+    // Block 1 is the same text at the start of both prompts: a server's prefix cache sees the same 256 tokens.
+    const block = poor.encode(a.prompt).slice(0, 250);
+    expect(poor.encode(b.prompt).slice(0, 250)).toEqual(block);
+    expect(a.prompt.slice(0, 40)).toBe(b.prompt.slice(0, 40));
+    // Each length is the measured count of the whole prompt, within a few tokens of the trace's (seams between blocks).
+    for (const [it, want] of [[a, 600], [b, 700]] as const) {
+      expect(countPromptTokens(poor, it.prompt)).toBe(it.promptTokens);
+      expect(Math.abs(it.promptTokens - want)).toBeLessThanOrEqual(4);
+    }
+  });
 });
