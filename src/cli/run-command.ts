@@ -365,7 +365,11 @@ async function resolveApi(
     model = models[0];
   }
   if (!model) throw configError(`could not read a model name from ${baseUrl}/v1/models`, 'pass --model NAME');
-  return { dialect, model, engine: opts.api };
+  // The API is the user's; the engine behind it is still worth knowing (its /tokenize gives exact prompt lengths,
+  // and the run records it). GET probes only; a server detection cannot place stays named by its API.
+  const found = await detectEngine(baseUrl, auth).catch(() => undefined);
+  if (!found) return { dialect, model, engine: opts.api };
+  return { dialect, model, engine: found.engine, detection: `${found.engine}${found.version ? ` ${found.version}` : ''}, speaking ${opts.api} as asked (${found.evidence})`, ...(found.version ? { engineVersion: found.version } : {}) };
 }
 
 /**
