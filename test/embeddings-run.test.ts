@@ -162,3 +162,55 @@ describe('run --api tei-embeddings against a TEI-shaped server', () => {
     for (const rec of records(out2)) expect(rec).toMatchObject({ status: 'ok', promptTokenSource: 'client-tokenizer', promptTokens: rec.clientPromptTokens });
   }, 120_000);
 });
+
+describe('between rows, without /metrics', () => {
+  it('after a row that cut requests, an embeddings probe times the whole reply against the synchronous latency', async () => {
+    // One request at a time, 20 ms each, and requests the client gave up on are still worked through (a real queue).
+    const queue: Array<() => void> = [];
+    let busy = false;
+    const next = (): void => {
+      const job = queue.shift();
+      if (!job) return void (busy = false);
+      busy = true;
+      setTimeout(() => {
+        job();
+        next();
+      }, 20);
+    };
+    const server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        if (req.method !== 'POST') {
+          res.writeHead(404);
+          return res.end();
+        }
+        const { inputs } = JSON.parse(raw) as { inputs: string[] };
+        queue.push(() => {
+          if (res.destroyed) return;
+          res.writeHead(200, { 'content-type': 'application/json', 'x-compute-tokens': String(10 * inputs.length) });
+          res.end(JSON.stringify(inputs.map(() => [0.5])));
+        });
+        if (!busy) next();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const out = outDir();
+      const r = await runCli(['run', '--target', url, '--api', 'tei-embeddings', '--model', 'bge', '--profile', 'sweep', '--sweep-rates', '1',
+        '--max-seconds', '1', '--drain', '0', '--idle-wait', '10', '--out', out, '--json', ...common]);
+      expect(r.code, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout) as RunSummaryDoc;
+      const [sync, throughput, rate] = doc.stages;
+      expect(sync?.label).toBe('synchronous');
+      expect(throughput?.requests.incomplete).toBeGreaterThan(0);
+      // The rate row waited for the queue the throughput row left, by probing with an embeddings request.
+      expect(rate?.idleWait?.idle).toBe(true);
+      expect(rate?.idleWait?.method).toMatch(/^probe latency \d+ ms, within 1\.5× the synchronous \d+ ms$/);
+      expect(rate?.idleWait?.waitedS as number).toBeGreaterThan(0.05);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }, 120_000);
+});
