@@ -4,6 +4,7 @@
 #
 # Set-up it does, only when missing:
 #   - node_modules (a fresh clone): `npm ci`, which also builds dist/ through the prepare script;
+#   - dist/ older than a source file: `npm run build` (CLI tests start the built CLI: INFERBENCH_TEST_CLI=dist);
 #   - /usr/bin/chromium, which test/report/html.test.ts drives through playwright-core: Debian's package,
 #     installed non-interactively with apt-get (as root, or through `sudo -n`). Where that is impossible it
 #     says so in one line and the HTML test fails with its own message (it never skips silently).
@@ -34,5 +35,14 @@ if [ ! -x "$CHROMIUM" ]; then
     fi
   fi
 fi
+
+# CLI tests start the built CLI (test/helpers/cli.ts): rebuild dist/ first when any source is newer than it, so
+# the build is always what src/ says (tsc rewrites every output, so main.js dates the last build).
+stamp=dist/cli/main.js
+if [ ! -f "$stamp" ] || [ -n "$(find src -newer "$stamp" -type f -print -quit)" ]; then
+  echo "test setup: building dist/ (sources changed since the last build)" >&2
+  npm run --silent build || { echo "test setup: npm run build failed" >&2; exit 1; }
+fi
+export INFERBENCH_TEST_CLI=dist
 
 exec node_modules/.bin/vitest run "$@"

@@ -10,7 +10,7 @@ import { detectEngine } from '../../src/dialects/detect.js';
 import type { StageSummary } from '../../src/metrics/summary.js';
 import { noneFinished } from '../../src/report/layouts.js';
 import { resolveRun } from '../../src/store/run-store.js';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
 import { startFixedDelayServer } from '../helpers/openai-server.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-messages-'));
@@ -83,7 +83,7 @@ describe('messages (issue 17, item 8)', () => {
     const out = join(tmp, 'interrupted');
     try {
       const args = ['run', '--target', server.url, '--profile', 'constant', '--rate', '5', '--max-seconds', '1m', '--out', out, '--no-progress'];
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       child.stderr.resume();

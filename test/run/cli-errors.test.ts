@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
 import { startFixedDelayServer, type FixedDelayServer } from '../helpers/openai-server.js';
 
 async function closedPort(): Promise<number> {
@@ -96,7 +96,7 @@ describe('Ctrl-C', () => {
     const server = await startFixedDelayServer({ ttftMs: 5, itlMs: 5 });
     const out = mkdtempSync(join(tmpdir(), 'inferbench-int-'));
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '--target', server.url, '--profile', 'constant', '--rate', '20', '--max-seconds', '60', '--output-tokens', '20', '--out', out, '--no-progress'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...cliEntry, 'run', '--target', server.url, '--profile', 'constant', '--rate', '20', '--max-seconds', '60', '--output-tokens', '20', '--out', out, '--no-progress'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -133,7 +133,7 @@ describe('Ctrl-C', () => {
     const server = await startFixedDelayServer({ ttftMs: 10_000, itlMs: 5 });
     const out = mkdtempSync(join(tmpdir(), 'inferbench-int2-'));
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '--target', server.url, '--profile', 'constant', '--rate', '5', '--max-seconds', '60', '--out', out, '--no-progress'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...cliEntry, 'run', '--target', server.url, '--profile', 'constant', '--rate', '5', '--max-seconds', '60', '--out', out, '--no-progress'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       await new Promise<void>((resolve) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/metrics/record.js';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
 import { startFixedDelayServer } from '../helpers/openai-server.js';
 
 const stagesIn = (dir: string): number => {
@@ -21,7 +21,7 @@ describe('--resume', () => {
     const out = mkdtempSync(join(tmpdir(), 'inferbench-resume-'));
     try {
       const args = ['run', '--target', server.url, '--profile', 'sweep', '--max-seconds', '0.6', '--output-tokens', '8', '--max-concurrency', '8', '--out', out, '--no-progress'];
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: repoRoot, stdio: 'ignore' });
+      const child = spawn(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, stdio: 'ignore' });
       await new Promise<void>((resolve) => {
         const poll = setInterval(() => {
           if (stagesIn(out) >= 3) {

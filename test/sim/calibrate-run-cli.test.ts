@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCalibrationFile } from '../../src/sim/calibrate/file.js';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
 
 /**
  * End to end over HTTP: `inferbench sim --time-scale 1.3` is a deployment 30% slower than the catalog. One short
@@ -17,7 +17,7 @@ let url = '';
 
 function startSim(): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim', '--port', '0', '--time-scale', '1.3', '--no-prefix-caching'], {
+    const child = spawn(process.execPath, [...cliEntry, 'sim', '--port', '0', '--time-scale', '1.3', '--no-prefix-caching'], {
       cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
     });
     sim = child;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { repoRoot } from '../helpers/cli.js';
+import { cliEntry, repoRoot } from '../helpers/cli.js';
 
 /** A CLI process that keeps running (`ui`, `run --ui`): its output so far, a wait for a line, and a stop. */
 export interface LongCli {
@@ -12,7 +12,7 @@ export interface LongCli {
 }
 
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): LongCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [...cliEntry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, CI: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
