@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { RunOptions } from '../config/run-options.js';
 import { configError } from '../core/errors.js';
@@ -24,10 +24,10 @@ const WHY: Record<string, string> = {
  */
 export function checkOutputDir(dir: string, flag: string): void {
   const abs = resolve(dir);
-  let created: string | undefined;
+  let created: string[] = [];
   const probe = join(abs, `.inferbench-write-check-${process.pid}`);
   try {
-    created = makeFolders(abs);
+    created = makeFoldersRetrying(abs);
     writeFileSync(probe, '');
     unlinkSync(probe);
   } catch (err) {
@@ -36,15 +36,34 @@ export function checkOutputDir(dir: string, flag: string): void {
     const detail = why !== undefined ? `${why}, ${code}` : (err as Error).message;
     throw configError(`${flag} ${dir}: cannot write results there (${detail})`, `pass ${flag} with a folder you can write to`);
   } finally {
-    if (created !== undefined) rmSync(created, { recursive: true, force: true });
+    // Only folders this check made, deepest first, and only while empty: another run may be writing beside ours.
+    for (const dir of created.reverse()) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        break;
+      }
+    }
+  }
+}
+
+/** makeFolders, again when a folder on the way vanished meanwhile (another run's check removing its own). */
+function makeFoldersRetrying(abs: string): string[] {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return makeFolders(abs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 4) throw err;
+    }
   }
 }
 
 /**
- * mkdir -p that returns the first folder it created. Not `mkdirSync(…, { recursive: true })`: on Node 20 that
- * never returns for a path under /proc (it retries ENOENT forever).
+ * mkdir -p that returns the folders it created, outermost first (one made meanwhile by another process is not
+ * ours). Not `mkdirSync(…, { recursive: true })`: on Node 20 that never returns for a path under /proc (it
+ * retries ENOENT forever).
  */
-function makeFolders(abs: string): string | undefined {
+function makeFolders(abs: string): string[] {
   const missing: string[] = [];
   let existing = abs;
   let kind = pathKind(existing);
@@ -56,8 +75,16 @@ function makeFolders(abs: string): string | undefined {
   if (kind === 'other') {
     throw Object.assign(new Error(`${existing} is not a folder`), { code: existing === abs ? 'EEXIST' : 'ENOTDIR' });
   }
-  for (const dir of missing) mkdirSync(dir);
-  return missing[0];
+  const made: string[] = [];
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir);
+      made.push(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  return made;
 }
 
 function pathKind(path: string): 'folder' | 'other' | 'missing' {

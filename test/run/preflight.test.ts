@@ -33,6 +33,22 @@ describe('paths are checked before any work', () => {
     expect(readdirSync(join(tmp, 'kept'))).toEqual([]);
   });
 
+  it('checkOutputDir never removes a folder another run is using: only empty folders it made itself', () => {
+    // Runs started together under one new parent (test/report/capacity-html.test.ts's predicts) used to lose
+    // their folder when one check removed the parent it had made, recursively, while another run was inside it.
+    // Now a check removes only its own folders, deepest first, and only while empty.
+    const shared = join(tmp, 'shared');
+    const mine = join(shared, 'mine');
+    checkOutputDir(mine, '--out');
+    mkdirSync(join(shared, 'theirs'), { recursive: true });
+    checkOutputDir(join(shared, 'later'), '--out');
+    expect(readdirSync(shared)).toEqual(['theirs']);
+    // Many checks at once under one new parent all succeed (each tolerates the others' folders).
+    const parent = join(tmp, 'many');
+    for (let i = 0; i < 20; i++) checkOutputDir(join(parent, `run-${i}`), '--out');
+    expect(existsSync(parent)).toBe(false);
+  });
+
   it('checkOutputDir refuses a path under a regular file, a file in the way, and /proc', () => {
     const message = (dir: string): string => {
       try {
