@@ -54,7 +54,7 @@ describe('public tables as simulator scenarios', () => {
     const params = buildParams(scenarios).map((p) => p.key);
     expect(params).toContain('RTX-4090.etaM');
     expect(buildParams(scenarios.slice(0, MIN_ROWS - 1))).toEqual([]);
-    const ev = new Evaluator(DEFAULT_CALIBRATION);
+    const ev = new Evaluator();
     const before = ev.points(scenarios, DEFAULT_CALIBRATION);
     const cal = fitCalibration(scenarios, DEFAULT_CALIBRATION, { passes: 1, iters: 3, only: ['vllm-v1.tApiMs', 'RTX-4090.etaM'], evaluator: ev });
     const after = ev.points(scenarios, cal);

@@ -36,6 +36,11 @@ export interface SimEngineOptions {
   calibration?: Calibration;
   /** Datasheet peaks, no efficiencies or host overheads (what-if: how optimistic is a roofline?). */
   pureRoofline?: boolean;
+  /**
+   * Benchmarked in process, without the engine's HTTP front (trtllm-bench, vLLM's LLM.generate and
+   * benchmark_throughput, LMDeploy's profile_generation): no per-request API time (tApiMs).
+   */
+  inProcess?: boolean;
   /** false turns off the prefix cache of engines that have one (vLLM V1, SGLang); undefined = the engine's default. */
   prefixCaching?: boolean;
   /** Speculative decoding: K draft tokens per decode step with this acceptance rate. */
@@ -127,7 +132,7 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   const maxModelLen = profile.contextFromKv && opts.maxModelLen === undefined ? Math.min(contextLen, mem.kvTokens) : contextLen;
   const cost = new StepCostModel(rm.spec, hw, tp, quant, profile, cal, { pureRoofline: opts.pureRoofline === true, kvCacheDtype });
   const ec = cal.engines[profile.calKey] ?? PRIORS.engines[profile.calKey];
-  const tApi = opts.pureRoofline ? 0 : (ec?.tApiMs ?? 5);
+  const tApi = opts.pureRoofline || opts.inProcess ? 0 : (ec?.tApiMs ?? 5);
   const config: EngineConfig = {
     profile, cost, modelName: rm.name, maxModelLen, kvBlocks: mem.kvBlocks, maxNumSeqs, maxNumBatchedTokens,
     ingestMs: tApi * profile.ingestShare, egressMs: tApi * (1 - profile.ingestShare), timeScale: scale,

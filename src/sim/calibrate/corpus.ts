@@ -30,6 +30,13 @@ export const CORPUS_ASSUMPTIONS = {
   shareGptSigma: 0.8,
   /** Lambda's vLLM runs (T19/T20) and vLLM's CI serving rows: --max-model-len 2000. */
   lambdaMaxModelLen: 2000,
+  /**
+   * Tables measured by an in-process benchmark, without an HTTP front (no per-request API time): trtllm-bench (T01,
+   * T03), LMDeploy's profile_generation / profile_throughput on the TurboMind Python API (T06–T08), Qwen's
+   * speed_benchmark_vllm.py on LLM.generate (T09, T10), vLLM's benchmark_throughput (T11) and vLLM CI's latency and
+   * offline throughput tests (T22 except its one serving row).
+   */
+  inProcessTables: ['T01', 'T03', 'T06', 'T07', 'T08', 'T09', 'T10', 'T11', 'T22'],
 };
 
 export function loadCorpus(path = CORPUS_FILE): CorpusRow[] {
@@ -82,6 +89,10 @@ function shareGpt(meanIn: number, meanOut: number, maxLen: number): Workload {
   };
 }
 
+function inProcess(table: string, r: CorpusRow): boolean {
+  return CORPUS_ASSUMPTIONS.inProcessTables.includes(table) && !(table === 'T22' && r.load.kind === 'rate');
+}
+
 const median = (stat: string | undefined): boolean => stat !== undefined && /median|p50/i.test(stat);
 
 /** Rows at the lowest offered rate of their configuration count as low load. */
@@ -126,6 +137,7 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
     ...(kvCacheDtype !== 'auto' ? { kvCacheDtype } : {}),
     // TensorRT-LLM's perf tables: kv_cache_free_gpu_mem_fraction 0.95.
     ...(table === 'T01' || table === 'T03' ? { gpuMemoryUtilization: 0.95 } : {}),
+    ...(inProcess(table, r) ? { inProcess: true } : {}),
   };
   const n = r.workload.numRequests;
   let workload: Workload;

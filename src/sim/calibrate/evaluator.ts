@@ -1,6 +1,9 @@
 /**
- * Predictions of many scenarios under many calibrations, for the fit: scenarios whose schedule does not depend
- * on step durations are simulated once and re-priced (replay.ts); the others are simulated each time.
+ * Predictions of many scenarios under many calibrations, for the fit. Every request-limited scenario is simulated
+ * once and then re-priced (replay.ts): exactly for bursts and one-at-a-time loops, as a surrogate (the recorded
+ * batches kept) for open and multi-stream closed loops, whose traces `refresh` re-records under the current
+ * calibration at the start of each fit pass. `full: true` evaluations (the figures the fit reports) simulate every
+ * surrogate scenario; exact replays equal the simulation by construction (checked when recorded).
  */
 import { resolveSimEngine } from '../create.js';
 import { type SeedScenario, type StageSummary, simulateScenario } from '../seed-compare.js';
@@ -17,37 +20,80 @@ export interface FitPoint {
   predicted: number;
 }
 
+export interface EvaluatorOptions {
+  /** Re-price open and multi-stream closed loops from their recorded batches (default true). */
+  surrogate?: boolean;
+}
+
 export class Evaluator {
   private readonly traces = new Map<SeedScenario, ReplayTrace | null>();
   replayed = 0;
   simulated = 0;
+  /** CPU time (ms) spent simulating (recording included) and re-pricing. */
+  simulateMs = 0;
+  replayMs = 0;
+  private readonly surrogate: boolean;
 
-  constructor(private readonly recordCal: Calibration) {}
+  constructor(opts: EvaluatorOptions = {}) {
+    this.surrogate = opts.surrogate ?? true;
+  }
 
-  summary(sc: SeedScenario, cal: Calibration): StageSummary {
-    let trace = this.traces.get(sc);
-    if (trace === undefined) {
-      const rec = recordReplay(sc, this.recordCal);
-      trace = rec.trace ?? null;
-      this.traces.set(sc, trace);
-    }
-    if (trace) {
-      this.replayed++;
-      return replaySummary(trace, resolveSimEngine({ ...sc.engine, calibration: cal }));
-    }
+  private record(sc: SeedScenario, cal: Calibration): StageSummary {
+    const t0 = performance.now();
+    const rec = recordReplay(sc, cal);
+    this.simulateMs += performance.now() - t0;
     this.simulated++;
-    return simulateScenario({ ...sc, engine: { ...sc.engine, calibration: cal } });
+    this.traces.set(sc, rec.trace && (rec.trace.exact || this.surrogate) ? rec.trace : null);
+    return rec.summary;
+  }
+
+  summary(sc: SeedScenario, cal: Calibration, full = false): StageSummary {
+    const trace = this.traces.get(sc);
+    // First use: simulated (and recorded) under the calibration asked for, so the figures are the simulation's.
+    if (trace === undefined) return this.record(sc, cal);
+    if (trace && (trace.exact || !full)) {
+      const t0 = performance.now();
+      const s = replaySummary(trace, resolveSimEngine({ ...sc.engine, calibration: cal }));
+      this.replayMs += performance.now() - t0;
+      this.replayed++;
+      return s;
+    }
+    const t0 = performance.now();
+    const s = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: cal } });
+    this.simulateMs += performance.now() - t0;
+    this.simulated++;
+    return s;
+  }
+
+  /**
+   * Re-record the surrogate traces of these scenarios under `cal` (exact traces hold under any calibration) and
+   * return the number re-recorded; a scenario is recorded on first use under the calibration of that use.
+   */
+  refresh(scenarios: SeedScenario[], cal: Calibration): number {
+    const at = structuredClone(cal);
+    let n = 0;
+    for (const sc of scenarios) {
+      const t = this.traces.get(sc);
+      if (!t || t.exact) continue;
+      try {
+        this.record(sc, at);
+        n++;
+      } catch {
+        this.traces.set(sc, null);
+      }
+    }
+    return n;
   }
 
   /** Predicted vs published for the figures of the given roles (default: the fitted ones). */
-  points(scenarios: SeedScenario[], cal: Calibration, roles: ReadonlyArray<string> = ['fit']): FitPoint[] {
+  points(scenarios: SeedScenario[], cal: Calibration, roles: ReadonlyArray<string> = ['fit'], full = false): FitPoint[] {
     const out: FitPoint[] = [];
     for (const sc of scenarios) {
       const metrics = sc.metrics.filter((m) => roles.includes(m.role));
       if (!metrics.length) continue;
       let s: StageSummary | undefined;
       try {
-        s = this.summary(sc, cal);
+        s = this.summary(sc, cal, full);
       } catch {
         s = undefined;
       }
@@ -62,11 +108,14 @@ export class Evaluator {
   }
 }
 
-/** Σ w·log²(predicted/published); each table group weighs about the same (w = 1/√points of its group). */
-export function weightedLoss(pts: FitPoint[], groupSize: Map<string, number>): number {
+/**
+ * Σ w·log²(predicted/published); each table group weighs about the same (w = 1/√points of its group), times
+ * `groupWeight` (fit.ts --seed-weight gives the seed files more).
+ */
+export function weightedLoss(pts: FitPoint[], groupSize: Map<string, number>, groupWeight: (group: string) => number = () => 1): number {
   let sum = 0;
   for (const p of pts) {
-    const w = 1 / Math.sqrt(groupSize.get(p.group) ?? 1);
+    const w = groupWeight(p.group) / Math.sqrt(groupSize.get(p.group) ?? 1);
     sum += w * (Number.isFinite(p.predicted) && p.predicted > 0 ? Math.log(p.predicted / p.published) ** 2 : 25);
   }
   return sum;

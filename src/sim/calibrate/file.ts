@@ -7,7 +7,7 @@ import type { Calibration } from './types.js';
 
 const positive = z.number().positive().finite();
 const hardware = z.object({ etaM: positive, etaC: positive, linkAlphaUs: positive, linkBetaGBs: positive }).strict();
-const engine = z.object({ c0Ms: positive, cSeqUs: positive, tApiMs: positive }).strict();
+const engine = z.object({ c0Ms: positive, cSeqUs: positive, tApiMs: positive, etaMoe: positive.optional(), moeBw: positive.optional() }).strict();
 const quant = z.object({ qc: positive, qm: positive }).strict();
 
 /**

@@ -2,9 +2,11 @@
  * Fit the calibration constants on the seed tables and the public tables together: minimise
  * Σ w·log²(pred/published) over the figures marked `fit`, by bounded coordinate descent in log space.
  *   npx tsx src/sim/calibrate/fit.ts [--seeds DIR] [--corpus FILE | --no-corpus] [--tables T01,seed 003]
- *     [--passes N] [--iters N] [--write] [--loto] [--loto-only] [--json FILE]
+ *     [--passes N] [--iters N] [--seed-weight W] [--write] [--loto] [--loto-only] [--loto-tables T06,T23] [--json FILE]
  * --loto: leave one table out (each public table T01…T23 and each seed file): refit without it, predict it.
  * --loto-only: the same around the shipped DEFAULT_CALIBRATION (no full refit first).
+ * Speed (evaluator.ts, replay.ts): every scenario is simulated once and then re-priced; open and multi-stream closed
+ * loops through a surrogate re-recorded at the start of every pass. Reported figures come from full simulations.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +24,12 @@ export { buildCorpusParams as buildParams };
 
 /** Predictions for the `fit` figures of the given scenarios under calibration `cal` (full simulations). */
 export function predictFitPoints(scenarios: SeedScenario[], cal: Calibration): FitPoint[] {
-  return new Evaluator(cal).points(scenarios, cal);
+  return new Evaluator().points(scenarios, cal);
+}
+
+/** The calibration entries the given constants belong to: "vllm-0.2.c0Ms" → "vllm-0.2", "etaMoe" stays. */
+export function fittedKeys(params: Param[]): string[] {
+  return [...new Set(params.map((p) => (p.key.includes('.') ? p.key.slice(0, p.key.lastIndexOf('.')) : p.key)))];
 }
 
 const groupSizes = (pts: FitPoint[]): Map<string, number> => {
@@ -34,19 +41,21 @@ const groupSizes = (pts: FitPoint[]): Map<string, number> => {
 /** Bounded coordinate descent in log space (golden-section per coordinate). */
 export function fitCalibration(
   scenarios: SeedScenario[], start: Calibration,
-  opts: { passes?: number; iters?: number; only?: string[]; log?: (s: string) => void; evaluator?: Evaluator } = {},
+  opts: { passes?: number; iters?: number; only?: string[]; log?: (s: string) => void; evaluator?: Evaluator; groupWeight?: (group: string) => number } = {},
 ): Calibration {
   const cal = withPriors(start);
-  const ev = opts.evaluator ?? new Evaluator(cal);
+  const ev = opts.evaluator ?? new Evaluator();
   const params = buildCorpusParams(scenarios).filter((p) => !opts.only || opts.only.includes(p.key));
   const fitScen = scenarios.filter((s) => s.metrics.some((m) => m.role === 'fit'));
   const sizes = groupSizes(ev.points(fitScen, cal));
   for (let pass = 0; pass < (opts.passes ?? 2); pass++) {
+    // Surrogate traces (open and multi-stream closed loops) re-recorded around the current constants.
+    if (pass > 0) ev.refresh(fitScen, cal);
     for (const p of params) {
       const sub = fitScen.filter(p.affects);
       const f = (x: number): number => {
         p.set(cal, Math.exp(x));
-        return weightedLoss(ev.points(sub, cal), sizes);
+        return weightedLoss(ev.points(sub, cal), sizes, opts.groupWeight);
       };
       const x0 = Math.log(p.get(cal));
       const width = pass === 0 ? Math.log(p.hi / p.lo) : Math.log(p.hi / p.lo) / 3;
@@ -117,7 +126,7 @@ export function printErrorTable(title: string, t: ErrorTable, out: (s: string) =
  */
 export function leaveOneTableOut(
   scenarios: SeedScenario[], cal: Calibration, ev: Evaluator,
-  opts: { iters?: number; groups?: string[]; log?: (s: string) => void } = {},
+  opts: { iters?: number; groups?: string[]; log?: (s: string) => void; groupWeight?: (group: string) => number } = {},
 ): FitPoint[] {
   const all: FitPoint[] = [];
   for (const group of [...new Set(scenarios.map((s) => s.group ?? s.table))].sort()) {
@@ -129,8 +138,10 @@ export function leaveOneTableOut(
     const base = withPriors(cal);
     const heldParams = allParamsTouching(held, rest);
     for (const p of heldParams) if (!restKeys.has(p.key)) p.set(base, p.get(withPriors(PRIORS)));
-    const refit = fitCalibration(rest, base, { passes: 1, iters: opts.iters ?? 5, only: heldParams.map((p) => p.key), evaluator: ev });
-    const pts = ev.points(held, refit);
+    const refit = fitCalibration(rest, base, {
+      passes: 1, iters: opts.iters ?? 5, only: heldParams.map((p) => p.key), evaluator: ev, ...(opts.groupWeight ? { groupWeight: opts.groupWeight } : {}),
+    });
+    const pts = ev.points(held, refit, ['fit'], true);
     all.push(...pts);
     opts.log?.(`LOTO ${group}: median ${medianAbsPct(pts).toFixed(1)}% over ${pts.length} figures (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   }
@@ -156,29 +167,34 @@ async function main(): Promise<void> {
   }
   const only = arg('--tables')?.split(',');
   if (only) scenarios = scenarios.filter((s) => only.includes(s.group ?? s.table));
+  // --seed-weight W: the seed files' figures weigh W times a public table's (default 1).
+  const seedWeight = Number(arg('--seed-weight') ?? 1);
+  const groupWeight = (g: string): number => (g.startsWith('seed') ? seedWeight : 1);
   const log = (s: string): void => console.error(s);
   const out = (s: string): void => console.log(s);
   const start = withPriors(DEFAULT_CALIBRATION);
-  const ev = new Evaluator(start);
-  const before = ev.points(scenarios, start);
+  const ev = new Evaluator();
+  const before = ev.points(scenarios, start, ['fit'], true);
   printErrorTable('shipped DEFAULT_CALIBRATION, in sample', errorTable(before), out);
   const failed = before.filter((p) => !Number.isFinite(p.predicted));
   if (failed.length) out(`(${failed.length} figures the simulator cannot run: ${[...new Set(failed.map((p) => p.row))].join(', ')})`);
   let cal = start;
-  const report: Record<string, unknown> = { before: errorTable(before) };
+  const report: Record<string, unknown> = { before: errorTable(before), beforePoints: before };
   if (!args.includes('--loto-only')) {
-    cal = fitCalibration(scenarios, start, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev });
+    cal = fitCalibration(scenarios, start, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev, groupWeight });
     cal.note = `fitted on data/seeds + data/public-tables (${new Date().toISOString().slice(0, 10)}), weighted Σlog² objective`;
-    cal.fitted = [...new Set(buildCorpusParams(scenarios).map((p) => p.key.split('.')[0] as string))];
-    const after = ev.points(scenarios, cal);
+    cal.fitted = fittedKeys(buildCorpusParams(scenarios));
+    const after = ev.points(scenarios, cal, ['fit'], true);
     printErrorTable('refitted, in sample', errorTable(after), out);
     report['after'] = errorTable(after);
+    report['afterPoints'] = after;
     report['calibration'] = cal;
-    out(`fit: ${((performance.now() - t0) / 1000).toFixed(0)} s (${ev.replayed} replayed and ${ev.simulated} simulated scenario predictions)`);
+    out(`fit: ${((performance.now() - t0) / 1000).toFixed(0)} s (${ev.replayed} replayed scenario predictions in ${(ev.replayMs / 1000).toFixed(0)} s, ${ev.simulated} simulated in ${(ev.simulateMs / 1000).toFixed(0)} s)`);
   }
   if (args.includes('--loto') || args.includes('--loto-only')) {
     const t1 = performance.now();
-    const pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, ...(arg('--loto-tables') ? { groups: arg('--loto-tables')?.split(',') } : {}) });
+    ev.refresh(scenarios, cal);
+    const pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, ...(arg('--loto-tables') ? { groups: arg('--loto-tables')?.split(',') } : {}) });
     printErrorTable('leave-one-table-out', errorTable(pts), out);
     report['loto'] = errorTable(pts);
     report['lotoPoints'] = pts;

@@ -19,7 +19,7 @@ export interface Param {
   affects(sc: SeedScenario): boolean;
 }
 
-interface Described { gpu: string; eng: string; quant: string; moe: boolean; tp: number }
+interface Described { gpu: string; eng: string; quant: string; moe: boolean; tp: number; served: boolean }
 
 const described = new WeakMap<SeedScenario, Described | null>();
 
@@ -32,6 +32,7 @@ export function describeScenario(sc: SeedScenario): Described | null {
       d = {
         gpu: r.hardware.calibrationKey ?? r.hardware.name, eng: r.profile.calKey,
         quant: q === 'fp16' || q === 'bf16' ? '' : `${r.profile.quantFamily}:${q}`, moe: r.model.moe !== undefined, tp: r.description.gpus,
+        served: sc.engine.inProcess !== true,
       };
     } catch {
       d = null;
@@ -77,7 +78,9 @@ export function buildParams(scenarios: SeedScenario[]): Param[] {
     const n = count((x) => x.eng === e);
     add({ key: `${e}.c0Ms`, lo: 0.2, hi: 12, get: (c) => ec(c).c0Ms, set: (c, v) => { ec(c).c0Ms = v; }, affects: on }, n);
     add({ key: `${e}.cSeqUs`, lo: 2, hi: 400, get: (c) => ec(c).cSeqUs, set: (c, v) => { ec(c).cSeqUs = v; }, affects: on }, n);
-    add({ key: `${e}.tApiMs`, lo: 0.5, hi: 40, get: (c) => ec(c).tApiMs, set: (c, v) => { ec(c).tApiMs = v; }, affects: on }, n);
+    // In-process benchmarks have no API time: only served rows inform tApiMs.
+    const served = (s: SeedScenario) => on(s) && s.engine.inProcess !== true;
+    add({ key: `${e}.tApiMs`, lo: 0.5, hi: 40, get: (c) => ec(c).tApiMs, set: (c, v) => { ec(c).tApiMs = v; }, affects: served }, count((x) => x.eng === e && x.served));
   }
   for (const q of new Set(known.map((x) => x.quant).filter((x) => x !== ''))) {
     const qc = (c: Calibration) => c.quant[q] as NonNullable<Calibration['quant'][string]>;
@@ -86,6 +89,16 @@ export function buildParams(scenarios: SeedScenario[]): Param[] {
     add({ key: `${q}.qc`, lo: 0.1, hi: 1, get: (c) => qc(c).qc, set: (c, v) => { qc(c).qc = v; }, affects: on }, n);
     add({ key: `${q}.qm`, lo: 0.2, hi: 1, get: (c) => qc(c).qm, set: (c, v) => { qc(c).qm = v; }, affects: on }, n);
   }
-  add({ key: 'etaMoe', lo: 0.1, hi: 1, get: (c) => c.etaMoe, set: (c, v) => { c.etaMoe = v; }, affects: (s) => d(s)?.moe === true }, count((x) => x.moe));
+  // MoE kernel efficiencies per engine where enough MoE rows inform them; the shared etaMoe covers the other engines.
+  const moeEngines = new Set([...new Set(known.filter((x) => x.moe).map((x) => x.eng))].filter((e) => count((x) => x.moe && x.eng === e) >= MIN_ROWS));
+  for (const e of moeEngines) {
+    const ec = (c: Calibration) => c.engines[e] as NonNullable<Calibration['engines'][string]>;
+    const on = (s: SeedScenario) => d(s)?.moe === true && d(s)?.eng === e;
+    const n = count((x) => x.moe && x.eng === e);
+    add({ key: `${e}.etaMoe`, lo: 0.1, hi: 1, get: (c) => ec(c).etaMoe ?? c.etaMoe, set: (c, v) => { ec(c).etaMoe = v; }, affects: on }, n);
+    add({ key: `${e}.moeBw`, lo: 0.2, hi: 1, get: (c) => ec(c).moeBw ?? 1, set: (c, v) => { ec(c).moeBw = v; }, affects: on }, n);
+  }
+  const sharedMoe = (x: Described): boolean => x.moe && !moeEngines.has(x.eng);
+  add({ key: 'etaMoe', lo: 0.1, hi: 1, get: (c) => c.etaMoe, set: (c, v) => { c.etaMoe = v; }, affects: (s) => { const x = d(s); return x !== null && sharedMoe(x); } }, count(sharedMoe));
   return params;
 }

@@ -1,10 +1,17 @@
 /**
- * Re-costing a recorded schedule. For an all-at-once burst, and for one request at a time, the engine's
- * scheduling decisions do not depend on how long a step takes (every request is already waiting, or the engine
- * is alone with one): only the step durations change with the calibration. So the fit simulates such a
- * scenario once, keeps every step's batch, and afterwards only re-prices the steps — milliseconds instead of
- * seconds for a 3,000-request burst. A replay is used only when, under the recording calibration, it
- * reproduces the full simulation's figures (checked at recording time); otherwise the scenario is simulated.
+ * Re-costing a recorded schedule. The fit simulates a scenario once, keeps every step's batch and which request
+ * started in which step, and afterwards only re-prices the steps under each trial calibration: step k starts when
+ * step k − 1 has ended and every request whose prompt it starts has arrived (sent + ingest); a request is sent at
+ * its fixed time (burst: 0; open loop: its arrival), or, in a closed loop, when the request whose stream it
+ * continues ended. Milliseconds instead of seconds for a 3,000-request burst.
+ *
+ * Under the recording calibration the replay reproduces the simulation exactly (checked at recording time, or the
+ * scenario is simulated instead). Under another calibration it is
+ * - exact for all-at-once bursts and one-request-at-a-time loops (`exact`): every request is already waiting, or
+ *   the engine is alone with one, so no scheduling decision depends on how long a step takes;
+ * - a surrogate for open loops and closed loops with more than one stream: the batches stay as recorded, where a
+ *   faster or slower engine would have admitted a request a step earlier or later. The fit re-records these at the
+ *   start of each pass (Evaluator.refresh) and reports its final figures from full simulations.
  */
 import type { StepCostModel, BatchSummary } from '../cost/step-cost.js';
 import { type ResolvedSimEngine, resolveSimEngine } from '../create.js';
@@ -14,20 +21,29 @@ import { type SeedScenario, type StageSummary, summarizeRecords } from '../seed-
 import type { Calibration } from './types.js';
 
 interface ReplayRequest {
-  /** Step indexes of the first and the last token. */
+  /** Step indexes of the prompt's first chunk, the first token and the last token. */
+  start: number;
   first: number;
   last: number;
-  /** Serial mode: the request's first step. */
-  start: number;
+  /** Send time under the recording calibration (ms); `pred` ≥ 0: sent when request `pred` ended (closed loops). */
+  sentAt: number;
+  pred: number;
+  /** Open loops: the wait from arrival to its first step, in durations of the step before (recording calibration). */
+  waitSteps: number;
   outputTokens: number;
   promptTokens: number;
 }
 
+export type ReplayMode = 'burst' | 'serial' | 'closed' | 'open';
+
 export interface ReplayTrace {
-  mode: 'burst' | 'serial';
+  mode: ReplayMode;
+  /** True when the replay equals a full simulation under any calibration (bursts, one request at a time). */
+  exact: boolean;
   /** Flattened steps: decodeSeqs, decodeCtxSum, emittingSeqs, prefillCount, then prefillCount × (prior, tokens). */
   steps: Float64Array;
   offsets: Uint32Array;
+  /** In the order their prompts start (request j starts at or after request j − 1's step). */
   requests: ReplayRequest[];
 }
 
@@ -73,27 +89,56 @@ function stepDurations(trace: ReplayTrace, cost: StepCostModel): Float64Array {
   return out;
 }
 
+/** Step end times (ms) and request send times when the recorded steps take `dt` each. */
+function retime(
+  trace: ReplayTrace, dt: Float64Array, ingestMs: number, egressMs: number, recordedSends = false,
+): { stepEnd: Float64Array; sent: Float64Array } {
+  const reqs = trace.requests;
+  const stepEnd = new Float64Array(dt.length);
+  const sent = new Float64Array(reqs.length);
+  let prevEnd = -Infinity;
+  let j = 0;
+  for (let k = 0; k < dt.length; k++) {
+    let start = prevEnd;
+    for (; j < reqs.length && (reqs[j] as ReplayRequest).start === k; j++) {
+      const q = reqs[j] as ReplayRequest;
+      const s = q.pred >= 0 && !recordedSends ? (stepEnd[(reqs[q.pred] as ReplayRequest).last] as number) + egressMs : q.sentAt;
+      sent[j] = s;
+      if (s + ingestMs > start) start = s + ingestMs;
+    }
+    prevEnd = start + (dt[k] as number);
+    stepEnd[k] = prevEnd;
+  }
+  return { stepEnd, sent };
+}
+
 /** The stage summary a replay gives under a resolved engine (its cost model, ingest and egress times). */
 export function replaySummary(trace: ReplayTrace, r: ResolvedSimEngine): StageSummary {
   const dt = stepDurations(trace, r.config.cost);
   const { ingestMs, egressMs } = r.config;
-  const cum = new Float64Array(dt.length + 1);
-  for (let k = 0; k < dt.length; k++) cum[k + 1] = (cum[k] as number) + (dt[k] as number);
-  const recs: { sent: number; first: number; end: number; out: number; prompt: number }[] = [];
-  if (trace.mode === 'burst') {
-    for (const q of trace.requests) {
-      recs.push({ sent: 0, first: ingestMs + (cum[q.first + 1] as number) + egressMs, end: ingestMs + (cum[q.last + 1] as number) + egressMs, out: q.outputTokens, prompt: q.promptTokens });
-    }
-  } else {
-    let sent = 0;
-    for (const q of trace.requests) {
-      const base = sent + ingestMs - (cum[q.start] as number);
-      const end = base + (cum[q.last + 1] as number) + egressMs;
-      recs.push({ sent, first: base + (cum[q.first + 1] as number) + egressMs, end, out: q.outputTokens, prompt: q.promptTokens });
-      sent = end;
-    }
-  }
+  if (trace.mode === 'open') return summarize(openRequests(trace, dt, ingestMs, egressMs));
+  const { stepEnd, sent } = retime(trace, dt, ingestMs, egressMs);
+  const recs = trace.requests.map((q, j) => ({
+    sent: sent[j] as number, first: (stepEnd[q.first] as number) + egressMs, end: (stepEnd[q.last] as number) + egressMs,
+    out: q.outputTokens, prompt: q.promptTokens,
+  }));
   return summarize(recs);
+}
+
+/**
+ * Open loops, request by request: the arrival is fixed, the wait for a step scales with the step it waited on, and
+ * from its first step on the engine runs back to back (it is never idle while it holds a request). Re-timing the
+ * whole run from frozen batches instead would pile every extra millisecond of a busy engine onto all later
+ * requests, where a slower engine would batch more and keep up.
+ */
+function openRequests(trace: ReplayTrace, dt: Float64Array, ingestMs: number, egressMs: number) {
+  return trace.requests.map((q) => {
+    let t = q.sentAt + ingestMs + (q.start > 0 ? q.waitSteps * (dt[q.start - 1] as number) : 0);
+    for (let k = q.start; k <= q.first; k++) t += dt[k] as number;
+    const first = t + egressMs;
+    for (let k = q.first + 1; k <= q.last; k++) t += dt[k] as number;
+    return { sent: q.sentAt, first, end: t + egressMs, out: q.outputTokens, prompt: q.promptTokens };
+  });
 }
 
 function summarize(recs: { sent: number; first: number; end: number; out: number; prompt: number }[]): StageSummary {
@@ -105,13 +150,23 @@ function summarize(recs: { sent: number; first: number; end: number; out: number
   return summarizeRecords(records);
 }
 
-/** Which replay a scenario admits: bursts without a window or cap, and one-at-a-time closed loops. */
-export function replayMode(sc: SeedScenario): ReplayTrace['mode'] | undefined {
+/** Which replay a scenario admits: request-limited stages without a window or an in-flight cap. */
+export function replayMode(sc: SeedScenario): ReplayMode | undefined {
   const s = sc.stage;
-  if (s.window) return undefined;
-  if (s.kind === 'burst' && s.maxConcurrency === undefined && s.limits.maxRequests !== undefined) return 'burst';
-  if (s.kind === 'closed' && s.concurrency === 1 && s.limits.maxRequests !== undefined) return 'serial';
+  if (s.window || s.limits.maxRequests === undefined || s.limits.maxSeconds !== undefined) return undefined;
+  if (s.kind === 'burst') return s.maxConcurrency === undefined ? 'burst' : undefined;
+  if (s.kind === 'closed') return s.concurrency === 1 ? 'serial' : 'closed';
+  if (s.kind === 'open') return s.maxConcurrency === undefined && s.arrival !== 'trace' ? 'open' : undefined;
   return undefined;
+}
+
+/** Each request's first-chunk step: the j-th fresh prompt chunk (prior 0) of the run is the j-th request to arrive. */
+function promptStarts(list: BatchSummary[]): number[] {
+  const starts: number[] = [];
+  list.forEach((b, k) => {
+    for (let i = 0; i < b.prefillCount; i++) if ((b.prefillPrior[i] ?? 0) === 0) starts.push(k);
+  });
+  return starts;
 }
 
 /**
@@ -135,48 +190,64 @@ export function recordReplay(sc: SeedScenario, cal: Calibration): { trace?: Repl
   const run = runVirtualStage({ ...resolved, config: { ...resolved.config, cost: recording } }, sc.stage, 0, 0, 0, 1);
   const records = run.result.records;
   const summary = summarizeRecords(records);
-  if (records.some((r) => r.status !== 'ok') || resolved.config.noiseSigma > 0 || resolved.config.timeScale !== 1) return { summary };
+  if (records.some((r) => r.status !== 'ok' || r.firstTokenAtMs === undefined) || resolved.config.noiseSigma > 0 || resolved.config.timeScale !== 1) {
+    return { summary };
+  }
+  // Requests in arrival order (sent + a constant ingest; ties in send order). A preempted request's recompute
+  // starts another fresh chunk, and then the counts differ: such a run is simulated at every trial.
+  const byArrival = [...records].sort((a, b) => a.sentAtMs - b.sentAtMs || a.id - b.id);
+  // A burst's requests are all waiting before the first step: no step waits for one (preemptions included).
+  const starts = mode === 'burst' ? byArrival.map(() => 0) : promptStarts(list);
+  if (starts.length !== byArrival.length) return { summary };
   const { steps, offsets } = flatten(list);
-  const trace: ReplayTrace = { mode, steps, offsets, requests: [] };
-  const dt = stepDurations(trace, inner);
-  const ends: number[] = [];
-  let t = 0;
-  for (const d of dt) ends.push((t += d));
+  const trace: ReplayTrace = { mode, exact: mode === 'burst' || mode === 'serial', steps, offsets, requests: [] };
+  // Closed loops: a request is sent when the one it follows ends (several ending together: any pairing times alike).
+  const endedAt = new Map<number, number[]>();
+  const index = new Map<number, number>();
+  byArrival.forEach((r, j) => {
+    index.set(r.id, j);
+    const ids = endedAt.get(r.endAtMs) ?? [];
+    ids.push(r.id);
+    endedAt.set(r.endAtMs, ids);
+  });
+  const { ingestMs, egressMs } = resolved.config;
+  const closedLoop = mode === 'closed' || mode === 'serial';
+  const initial = closedLoop && sc.stage.kind === 'closed' ? sc.stage.concurrency : Infinity;
+  byArrival.forEach((r, j) => {
+    let pred = -1;
+    if (closedLoop && j >= initial) {
+      const id = endedAt.get(r.sentAtMs)?.shift();
+      if (id === undefined) return;
+      pred = index.get(id) ?? -1;
+    }
+    trace.requests.push({
+      start: starts[j] as number, first: 0, last: 0, sentAt: r.sentAtMs, pred, waitSteps: 0,
+      outputTokens: r.outputTokens, promptTokens: r.promptTokens,
+    });
+  });
+  if (trace.requests.length !== byArrival.length) return { summary };
+  // First and last token steps: the steps whose end (re-timed under the recording calibration) the tokens left after.
+  const dt0 = stepDurations(trace, inner);
+  const { stepEnd } = retime(trace, dt0, ingestMs, egressMs, true);
   const stepAt = (time: number): number => {
-    // Burst: step k ends at ingest + ends[k]; its tokens are written egress later.
     let lo = 0;
-    let hi = ends.length - 1;
+    let hi = stepEnd.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if ((ends[mid] as number) < time - 1e-6) lo = mid + 1;
+      if ((stepEnd[mid] as number) < time - 1e-6) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   };
-  const { ingestMs, egressMs } = resolved.config;
-  if (mode === 'burst') {
-    for (const r of records) {
-      trace.requests.push({
-        first: stepAt((r.firstTokenAtMs ?? NaN) - ingestMs - egressMs), last: stepAt(r.endAtMs - ingestMs - egressMs), start: 0,
-        outputTokens: r.outputTokens, promptTokens: r.promptTokens,
-      });
+  byArrival.forEach((r, j) => {
+    const q = trace.requests[j] as ReplayRequest;
+    q.first = stepAt((r.firstTokenAtMs as number) - egressMs);
+    q.last = stepAt(r.endAtMs - egressMs);
+    if (q.start > 0) {
+      const wait = (stepEnd[q.start - 1] as number) - (r.sentAtMs + ingestMs);
+      q.waitSteps = Math.max(0, wait) / (dt0[q.start - 1] as number);
     }
-  } else {
-    // One at a time: a request's steps start with a fresh prompt on an empty engine.
-    const starts: number[] = [];
-    list.forEach((b, k) => {
-      if (b.decodeSeqs === 0 && b.prefillCount === 1 && (b.prefillPrior[0] ?? 0) === 0) starts.push(k);
-    });
-    const sorted = [...records].sort((a, b) => a.sentAtMs - b.sentAtMs);
-    if (starts.length !== sorted.length) return { summary };
-    sorted.forEach((r, j) => {
-      const a = starts[j] as number;
-      const b = (starts[j + 1] ?? list.length) - 1;
-      let first = a;
-      while (first < b && (list[first]?.emittingSeqs ?? 0) === 0) first++;
-      trace.requests.push({ first, last: b, start: a, outputTokens: r.outputTokens, promptTokens: r.promptTokens });
-    });
-  }
+  });
   const check = replaySummary(trace, resolved);
   const same = (Object.keys(summary) as (keyof StageSummary)[]).every((k) => {
     const a = summary[k];

@@ -17,6 +17,10 @@ export interface EngineCal {
   cSeqUs: number;
   /** Per-request API overhead (HTTP parse, tokenize, first-chunk egress), split ingest/egress by the profile. */
   tApiMs: number;
+  /** This engine's fused-MoE GEMM efficiency relative to dense GEMMs (absent: the calibration's `etaMoe`). */
+  etaMoe?: number;
+  /** This engine's MoE kernels' expert-weight streaming efficiency relative to dense weights (absent: 1). */
+  moeBw?: number;
 }
 
 export interface QuantCal {

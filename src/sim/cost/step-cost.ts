@@ -94,9 +94,11 @@ export class StepCostModel {
     if (model.moe) {
       // Averaged over layers when only some of them are MoE layers.
       const perExpert = 3 * model.hidden * model.moe.expertFfn * moeLayerShare(model);
-      const etaMoe = pure ? 1 : cal.etaMoe;
+      // MoE kernels are the engine's own (fused Triton kernels, CUTLASS grouped GEMMs): per-engine where fitted.
+      const etaMoe = pure ? 1 : (ec.etaMoe ?? cal.etaMoe);
+      const moeBw = pure ? 1 : (ec.moeBw ?? 1);
       this.expFlop = (2 * model.moe.activeExperts * perExpert) / tp / (etaC * etaMoe * qc.qc * linPK);
-      this.expMem = (perExpert * q.bytesPerWeight) / tp / (BW * qc.qm);
+      this.expMem = (perExpert * q.bytesPerWeight) / tp / (BW * qc.qm * moeBw);
       this.experts = model.moe.experts;
       this.topK = model.moe.activeExperts;
     } else {

@@ -1,0 +1,163 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCalibrationFile } from '../src/sim/calibrate/file.js';
+import { DEFAULT_CALIBRATION } from '../src/sim/calibrate/constants.js';
+import { corpusScenarios, loadCorpus } from '../src/sim/calibrate/corpus.js';
+import type { CorpusRow } from '../src/sim/calibrate/corpus-names.js';
+import { Evaluator } from '../src/sim/calibrate/evaluator.js';
+import { fittedKeys, leaveOneTableOut } from '../src/sim/calibrate/fit.js';
+import { buildParams, withPriors } from '../src/sim/calibrate/params.js';
+import { recordReplay, replaySummary } from '../src/sim/calibrate/replay.js';
+import type { Calibration } from '../src/sim/calibrate/types.js';
+import { resolveSimEngine } from '../src/sim/create.js';
+import { type SeedScenario, simulateScenario } from '../src/sim/seed-compare.js';
+
+const rows = loadCorpus();
+const byId = (ids: number[]): SeedScenario[] => corpusScenarios(rows.filter((r: CorpusRow) => ids.includes(r.id))).scenarios;
+const first = (table: string, pred: (r: CorpusRow) => boolean): number => {
+  const r = rows.find((x) => x.tableGroup.startsWith(table) && pred(x));
+  if (!r) throw new Error(`no ${table} row`);
+  return r.id;
+};
+const FIGURES = ['outTokPerS', 'ttftMs', 'ttftMedianMs', 'itlMs', 'latencyS', 'reqPerS'] as const;
+
+/** The shipped constants with every engine 20% slower in its host and API time and every GPU 15% slower to stream. */
+function perturbed(): Calibration {
+  const c = withPriors(DEFAULT_CALIBRATION);
+  for (const h of Object.values(c.hardware)) h.etaM *= 0.85;
+  for (const e of Object.values(c.engines)) {
+    e.tApiMs *= 1.2;
+    e.c0Ms *= 1.2;
+  }
+  return c;
+}
+
+describe('replaying recorded schedules (closed loops with several streams, Poisson rows)', () => {
+  // T06: LMDeploy's 16-stream closed loop; T23: 4 streams; T02: a Poisson rate row; T22: ShareGPT at 1 req/s.
+  const closed = byId([first('T06', (r) => r.load.value === 16), first('T23', (r) => r.load.value === 4)]);
+  const open = byId([first('T02', (r) => r.load.kind === 'rate'), first('T22', (r) => r.load.kind === 'rate')]);
+
+  it('reproduces the full simulation under the recording calibration', () => {
+    const cal = withPriors(DEFAULT_CALIBRATION);
+    for (const sc of [...closed, ...open]) {
+      const rec = recordReplay(sc, cal);
+      expect(rec.trace, sc.row).toBeDefined();
+      if (!rec.trace) continue;
+      expect(rec.trace.exact).toBe(false);
+      const replayed = replaySummary(rec.trace, resolveSimEngine({ ...sc.engine, calibration: cal }));
+      const full = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: cal } });
+      for (const k of FIGURES) expect(replayed[k], `${sc.row} ${k}`).toBeCloseTo(full[k], 6);
+    }
+  });
+
+  it('stays within a few percent of the simulation under other constants (a surrogate, re-recorded every pass)', () => {
+    const other = perturbed();
+    for (const sc of [...closed, ...open]) {
+      const rec = recordReplay(sc, withPriors(DEFAULT_CALIBRATION));
+      if (!rec.trace) throw new Error(`${sc.row}: no trace`);
+      const replayed = replaySummary(rec.trace, resolveSimEngine({ ...sc.engine, calibration: other }));
+      const full = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: other } });
+      const before = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: withPriors(DEFAULT_CALIBRATION) } });
+      for (const k of ['ttftMs', 'itlMs', 'outTokPerS'] as const) {
+        expect(Math.abs(replayed[k] / full[k] - 1), `${sc.row} ${k}`).toBeLessThan(0.05);
+      }
+      // And it does move with the constants (ITL follows the slower streaming).
+      expect(replayed.itlMs).toBeGreaterThan(before.itlMs * 1.03);
+    }
+  });
+
+  it('the evaluator re-prices them, re-records them on refresh, and simulates them in full when asked', () => {
+    const ev = new Evaluator();
+    const cal = withPriors(DEFAULT_CALIBRATION);
+    const other = perturbed();
+    const sc = closed[0] as SeedScenario;
+    ev.points([sc], cal);
+    const simulated = ev.simulated;
+    ev.points([sc], other);
+    expect(ev.simulated).toBe(simulated);
+    expect(ev.replayed).toBe(1);
+    const full = ev.points([sc], other, ['fit'], true);
+    expect(ev.simulated).toBe(simulated + 1);
+    const direct = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: other } });
+    const ttft = full.find((p) => p.family.startsWith('ttft'));
+    expect(ttft?.predicted).toBeCloseTo(direct.ttftMs, 6);
+    expect(ev.refresh([sc], other)).toBe(1);
+    const again = ev.points([sc], other);
+    expect(again.map((p) => p.predicted)).toEqual(full.map((p) => p.predicted));
+  });
+});
+
+describe('leave one table out', () => {
+  it('refits without each of two small tables and predicts it by full simulation', () => {
+    const scenarios = corpusScenarios(rows.filter((r) => /^T2[23]\b/.test(r.tableGroup))).scenarios;
+    const ev = new Evaluator();
+    const logs: string[] = [];
+    const pts = leaveOneTableOut(scenarios, withPriors(DEFAULT_CALIBRATION), ev, { iters: 2, log: (s) => logs.push(s) });
+    expect(new Set(pts.map((p) => p.group))).toEqual(new Set(['T22', 'T23']));
+    const fitted = scenarios.flatMap((s) => s.metrics.filter((m) => m.role === 'fit'));
+    expect(pts).toHaveLength(fitted.length);
+    expect(pts.every((p) => Number.isFinite(p.predicted) && p.predicted > 0)).toBe(true);
+    expect(logs.map((l) => l.split(':')[0])).toEqual(['LOTO T22', 'LOTO T23']);
+  });
+
+  it('names fitted entries by their calibration key, dots in engine names included', () => {
+    const sc = byId(rows.filter((r) => r.tableGroup.startsWith('T23')).map((r) => r.id));
+    const keys = fittedKeys(buildParams(sc));
+    expect(keys).toContain('RTX-4090');
+    expect(fittedKeys([{ key: 'vllm-0.2.c0Ms' }, { key: 'etaMoe' }] as never)).toEqual(['vllm-0.2', 'etaMoe']);
+  });
+});
+
+describe('model terms the corpus fit added', () => {
+  const mixtral = { engine: 'trtllm', model: 'Mixtral-8x7B', gpu: 'H100', gpus: 2 } as const;
+  const decode = { decodeSeqs: 64, decodeCtxSum: 64 * 1024, prefillCount: 0, prefillPrior: [], prefillTokens: [], emittingSeqs: 64 };
+
+  it('in-process benchmark rows have no API time; served rows keep it, and only they inform tApiMs', () => {
+    const cal = withPriors(DEFAULT_CALIBRATION);
+    const served = resolveSimEngine({ ...mixtral, calibration: cal }).config;
+    const local = resolveSimEngine({ ...mixtral, calibration: cal, inProcess: true }).config;
+    expect(served.ingestMs + served.egressMs).toBeGreaterThan(0);
+    expect(local.ingestMs + local.egressMs).toBe(0);
+    // T06 (LMDeploy's profile_generation) runs in process; T02 (Triton) is served; T22's one serving row too.
+    const t06 = byId([first('T06', () => true)])[0] as SeedScenario;
+    const t02 = byId([first('T02', () => true)])[0] as SeedScenario;
+    const t22rate = byId([first('T22', (r) => r.load.kind === 'rate')])[0] as SeedScenario;
+    expect(t06.engine.inProcess).toBe(true);
+    expect(t02.engine.inProcess).toBeUndefined();
+    expect(t22rate.engine.inProcess).toBeUndefined();
+    const t06all = corpusScenarios(rows.filter((r) => r.tableGroup.startsWith('T06'))).scenarios;
+    const keys = buildParams(t06all).map((p) => p.key);
+    expect(keys).toContain('lmdeploy.c0Ms');
+    expect(keys).not.toContain('lmdeploy.tApiMs');
+  });
+
+  it('an engine MoE efficiency applies to that engine only, and absent it the shared etaMoe holds as before', () => {
+    const base = withPriors(DEFAULT_CALIBRATION);
+    const step = (cal: Calibration, engine: string): number => resolveSimEngine({ ...mixtral, engine, calibration: cal }).config.cost.stepMs(decode);
+    const own = structuredClone(base);
+    (own.engines['trtllm'] as NonNullable<Calibration['engines'][string]>).etaMoe = base.etaMoe / 2;
+    (own.engines['trtllm'] as NonNullable<Calibration['engines'][string]>).moeBw = 0.5;
+    expect(step(own, 'trtllm')).toBeGreaterThan(step(base, 'trtllm') * 1.05);
+    expect(step(own, 'vllm-v0')).toBe(step(base, 'vllm-v0'));
+    // A dense model does not see MoE constants.
+    const dense = (cal: Calibration): number => resolveSimEngine({ engine: 'trtllm', model: 'Llama-3.1-8B', gpu: 'H100', gpus: 1, calibration: cal }).config.cost.stepMs(decode);
+    expect(dense(own)).toBe(dense(base));
+  });
+
+  it('fits MoE constants per engine where 3 MoE rows inform them, else the shared etaMoe', () => {
+    const t01moe = corpusScenarios(rows.filter((r) => r.tableGroup.startsWith('T01') && /Mixtral/.test(r.model)).slice(0, 4)).scenarios;
+    const keys = buildParams(t01moe).map((p) => p.key);
+    expect(keys).toEqual(expect.arrayContaining(['trtllm.etaMoe', 'trtllm.moeBw']));
+    expect(keys).not.toContain('etaMoe');
+    const two = buildParams(t01moe.slice(0, 2)).map((p) => p.key);
+    expect(two).not.toContain('trtllm.etaMoe');
+  });
+
+  it('a calibration file keeps per-engine MoE constants', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ib-cal-')), 'cal.json');
+    writeFileSync(file, JSON.stringify({ engines: { trtllm: { c0Ms: 1, cSeqUs: 5, tApiMs: 4, etaMoe: 0.7, moeBw: 0.9 } } }));
+    expect(loadCalibrationFile(file).engines['trtllm']).toEqual({ c0Ms: 1, cSeqUs: 5, tApiMs: 4, etaMoe: 0.7, moeBw: 0.9 });
+  });
+});
