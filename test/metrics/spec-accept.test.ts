@@ -52,6 +52,15 @@ describe('speculative decoding acceptance against the simulator (--spec-decode 4
     expect(a?.requests).toBe(records.length);
     expect(Math.abs((a?.tokensPerVerify as number) / (1 + K * ACCEPT) - 1)).toBeLessThan(0.02);
     expect(stdout).toMatch(/tokens per verify pass over 32 requests/);
+    // A step's tokens leave in one event, as SGLang streams them.
+    expect(row.metrics.tokensPerChunk?.mean as number).toBeGreaterThan(2.5);
+  }, 60_000);
+
+  it('SGLang OpenAI routes: a step is one chunk (completions) or one delta per phase (chat with reasoning)', async () => {
+    const { row } = await runAgainst(sglang, 'openai-completions', 'sglang-oai');
+    expect(row.metrics.tokensPerChunk?.mean as number).toBeGreaterThan(2.5);
+    const { row: chat } = await runAgainst(sglang, 'openai-chat', 'sglang-chat');
+    expect(chat.metrics.tokensPerChunk?.mean as number).toBeGreaterThan(2.5);
   }, 60_000);
 });
 

@@ -37,6 +37,12 @@ function completionEncoder(model: string, id: GenIdentity, p: number, includeUsa
     delimiter: '\n\n',
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
     token: (i, finish, t) => chunk(inlineTokenOut(id.offset, id.reasoning, i, finish), finish) + (finish ? tail(i + 1, t) : ''),
+    // Speculative decoding: the step's tokens in one chunk.
+    tokens: (from, n, finish, t) => {
+      let text = '';
+      for (let i = from; i < from + n; i++) text += inlineTokenOut(id.offset, id.reasoning, i, i === from + n - 1 ? finish : null);
+      return chunk(text, finish) + (finish ? tail(from + n, t) : '');
+    },
     tail: (n, finish, t) => chunk('', finish) + tail(n, t),
     body: (n, finish, t) =>
       json(200, `${head}[{"index":0,"text":${JSON.stringify(inlineOutputText(id.offset, id.reasoning, n, finish))},"logprobs":null,"finish_reason":"${finish}","matched_stop":${matched(finish)}}],"usage":${usage(p, n, true, cachedOf(report, t))},"metadata":null}`),
@@ -59,6 +65,17 @@ function chatEncoder(model: string, id: GenIdentity, p: number, includeUsage: bo
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
     // the EOS token of a natural stop has no text, so no content chunk: only the finish chunk
     token: (i, finish, t) => (i === 0 ? role : '') + (finish === 'stop' ? '' : piece(i)) + (finish ? tail(i + 1, finish, t) : ''),
+    // Speculative decoding: the step's reasoning tokens in one delta and its answer tokens in one (two events only
+    // when the step crosses from reasoning into the answer); a natural stop's EOS has no text.
+    tokens: (from, n, finish, t) => {
+      const end = from + n - (finish === 'stop' ? 1 : 0);
+      const split = Math.min(Math.max(id.reasoning ?? 0, from), end);
+      let reasoning = '';
+      let answer = '';
+      for (let i = from; i < split; i++) reasoning += tokenText(id.offset, i);
+      for (let i = split; i < end; i++) answer += tokenText(id.offset, i);
+      return (from === 0 ? role : '') + (reasoning ? thought(reasoning) : '') + (answer ? content(answer) : '') + (finish ? tail(from + n, finish, t) : '');
+    },
     tail: (n, finish, t) => (n === 0 ? role : '') + tail(n, finish, t),
     body: (n, finish, t) => {
       const out = splitOutput(id.offset, id.reasoning, n, finish);
