@@ -3,7 +3,7 @@ import { imageApiFor } from '../config/image-options.js';
 import type { RunOptions } from '../config/run-options.js';
 import { InferbenchError, configError } from '../core/errors.js';
 import { shortError } from '../core/short-error.js';
-import { detectEngine, listModels } from '../dialects/detect.js';
+import { type DetectedEngine, detectEngine, listModels } from '../dialects/detect.js';
 import { getDialect } from '../dialects/index.js';
 import type { Dialect } from '../dialects/types.js';
 import { runBenchmark } from '../load/benchmark.js';
@@ -242,12 +242,11 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       beforeStage: (_spec, _i, prior) => {
         const prev = prior[prior.length - 1];
         // The probe's idle level: the synchronous row's TTFT (embeddings: its latency, which the probe then times).
-        const idleOf = (x: StageSummary) => (dialect.embeddings ? x.metrics.e2eMs : x.metrics.ttftMs);
-        const sync = prior.find((x) => x.label === 'synchronous' && idleOf(x));
+        const idle = prior.filter((x) => x.label === 'synchronous').map((x) => (dialect.embeddings ? x.metrics.e2eMs : x.metrics.ttftMs)).find((m) => m !== undefined);
         return waitForIdleServer({
           ...(telemetry.hasGauges ? { readGauges: () => telemetry.readNow() } : {}),
           probe: () => probeTtft(target as HttpTarget, dialect, model, setup.workload),
-          ...(sync && idleOf(sync) ? { idleTtftMs: (idleOf(sync) as NonNullable<StageSummary['metrics']['e2eMs']>).median, ...(dialect.embeddings ? { probeLabel: 'latency' } : {}) } : {}),
+          ...(idle ? { idleTtftMs: idle.median, ...(dialect.embeddings ? { probeLabel: 'latency' } : {}) } : {}),
           leftRequests: prev !== undefined && (prev.requests.incomplete > 0 || prev.stoppedEarly !== undefined),
           boundMs: opts.idleWaitSeconds * 1000,
           signal: abort.signal,
@@ -342,7 +341,6 @@ async function resolveApi(
     const model = opts.model ?? sim?.model ?? found.model ?? found.models[0] ?? (MODEL_OPTIONAL.has(found.api) ? 'served model' : undefined);
     if (!model) throw configError(`the server at ${baseUrl} lists no model`, 'pass --model NAME');
     if (opts.model && !sim) await checkServedModel(opts.model, { baseUrl, engine: found.engine, apiKey: opts.apiKey, models: found.models });
-    const version = found.version ? ` ${found.version}` : '';
     // Images need a chat route: a server detected on its completions or native route is spoken to on its OpenAI chat route.
     const api = opts.workload.images ? imageApiFor(found.api) : found.api;
     const swapped = api !== found.api ? ` (its chat route: --images)` : '';
@@ -350,7 +348,7 @@ async function resolveApi(
       dialect: getDialect(api),
       model,
       engine: found.engine,
-      detection: `${found.engine}${version}, model ${model}, speaking ${api}${swapped} (${found.evidence}); override with --api`,
+      detection: `${engineWithVersion(found)}, model ${model}, speaking ${api}${swapped} (${found.evidence}); override with --api`,
       ...(found.version ? { engineVersion: found.version } : {}),
     };
   }
@@ -369,8 +367,10 @@ async function resolveApi(
   // and the run records it). GET probes only; a server detection cannot place stays named by its API.
   const found = await detectEngine(baseUrl, auth).catch(() => undefined);
   if (!found) return { dialect, model, engine: opts.api };
-  return { dialect, model, engine: found.engine, detection: `${found.engine}${found.version ? ` ${found.version}` : ''}, speaking ${opts.api} as asked (${found.evidence})`, ...(found.version ? { engineVersion: found.version } : {}) };
+  return { dialect, model, engine: found.engine, detection: `${engineWithVersion(found)}, speaking ${opts.api} as asked (${found.evidence})`, ...(found.version ? { engineVersion: found.version } : {}) };
 }
+
+const engineWithVersion = (found: DetectedEngine): string => `${found.engine}${found.version ? ` ${found.version}` : ''}`;
 
 /**
  * A row where nothing succeeded and every failure says the request itself is wrong (auth, path, format)

@@ -6,7 +6,7 @@ import { parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample
  * off the hot path). A server without /metrics is noticed on the first try and left alone.
  */
 export class TelemetrySampler {
-  private readonly samples: Array<ServerSample & { stage: number; edge?: true }> = [];
+  private readonly samples: Array<ServerSample & { stage: number }> = [];
   private timer: NodeJS.Timeout | undefined;
   private stage = 0;
   private available: boolean | undefined;
@@ -48,7 +48,7 @@ export class TelemetrySampler {
     return summarizeSamples(this.samples.filter((s) => s.stage === stage));
   }
 
-  series(): ReadonlyArray<ServerSample & { stage: number; edge?: true }> {
+  series(): ReadonlyArray<ServerSample & { stage: number }> {
     return this.samples;
   }
 

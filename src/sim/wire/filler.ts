@@ -183,6 +183,13 @@ export function inlineTokenOut(offset: number, reasoning: number | undefined, i:
   return i === r - 1 ? '</think>' : tokenText(offset, i);
 }
 
+/** Tokens from..from+n−1 leaving in one event (a speculative step), reasoning inline; the last one carries `finish`. */
+export function inlineStepText(offset: number, reasoning: number | undefined, from: number, n: number, finish: string | null): string {
+  let s = '';
+  for (let i = from; i < from + n; i++) s += inlineTokenOut(offset, reasoning, i, i === from + n - 1 ? finish : null);
+  return s;
+}
+
 /** Whole text of `count` tokens with the reasoning phase inline. */
 export function inlineOutputText(offset: number, reasoning: number | undefined, count: number, finish: string): string {
   let s = '';

@@ -8,7 +8,7 @@
  * an SSE content type. Errors: flat {message,type,code,param,object} with type invalid_request_error.
  * Non-stream bodies follow the pydantic models (compact, nulls kept); their exact null-field set is inferred.
  */
-import { countChat, countPrompt, inlineOutputText, inlineTokenOut, outputText, splitOutput, tokenId, tokenOut } from './filler.js';
+import { countChat, countPrompt, inlineOutputText, inlineTokenOut, splitOutput, tokenId, tokenOut } from './filler.js';
 import { pyString } from './json.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { alnumId, readOpenAi, SSE_DONE, sse } from './openai-common.js';
@@ -50,7 +50,7 @@ function openAiEncoder(chat: boolean, ctx: WireContext, id: GenIdentity, p: numb
       const split = splitOutput(id.offset, id.reasoning, n, finish);
       const thought = id.reasoning ? JSON.stringify(split.reasoning) : 'null';
       const choice = chat
-        ? `{"index":0,"message":{"role":"assistant","content":${JSON.stringify(id.reasoning ? split.answer : outputText(id.offset, n, finish))},"gen_tokens":null,"reasoning_content":${thought},"tool_calls":null},"logprobs":null,"finish_reason":"${finish}"}`
+        ? `{"index":0,"message":{"role":"assistant","content":${JSON.stringify(split.answer)},"gen_tokens":null,"reasoning_content":${thought},"tool_calls":null},"logprobs":null,"finish_reason":"${finish}"}`
         : `{"index":0,"text":${JSON.stringify(inlineOutputText(id.offset, id.reasoning, n, finish))},"logprobs":null,"gen_tokens":null,"finish_reason":"${finish}"}`;
       return json(200, `{"id":${JSON.stringify(rid)},"object":"${chat ? 'chat.completion' : 'text_completion'}","created":${id.createdSec},"model":${JSON.stringify(ctx.model)},"choices":[${choice}],"usage":{"prompt_tokens":${p},"total_tokens":${p + n},"completion_tokens":${n}}}`);
     },

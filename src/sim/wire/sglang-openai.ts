@@ -1,5 +1,5 @@
 /** SGLang's OpenAI-compatible completions and chat routes (wire-formats.md §4.4–4.5). */
-import { inlineOutputText, inlineTokenOut, reasoningCount, splitOutput, tokenText } from './filler.js';
+import { inlineOutputText, inlineStepText, inlineTokenOut, reasoningCount, splitOutput, tokenText } from './filler.js';
 import { SSE_DONE, readOpenAi, sse } from './openai-common.js';
 import { sglangLengthMessage } from './length-errors.js';
 import { resolveMax } from './request.js';
@@ -38,11 +38,7 @@ function completionEncoder(model: string, id: GenIdentity, p: number, includeUsa
     streamHeaders: () => ({ 'content-type': 'text/event-stream; charset=utf-8' }),
     token: (i, finish, t) => chunk(inlineTokenOut(id.offset, id.reasoning, i, finish), finish) + (finish ? tail(i + 1, t) : ''),
     // Speculative decoding: the step's tokens in one chunk.
-    tokens: (from, n, finish, t) => {
-      let text = '';
-      for (let i = from; i < from + n; i++) text += inlineTokenOut(id.offset, id.reasoning, i, i === from + n - 1 ? finish : null);
-      return chunk(text, finish) + (finish ? tail(from + n, t) : '');
-    },
+    tokens: (from, n, finish, t) => chunk(inlineStepText(id.offset, id.reasoning, from, n, finish), finish) + (finish ? tail(from + n, t) : ''),
     tail: (n, finish, t) => chunk('', finish) + tail(n, t),
     body: (n, finish, t) =>
       json(200, `${head}[{"index":0,"text":${JSON.stringify(inlineOutputText(id.offset, id.reasoning, n, finish))},"logprobs":null,"finish_reason":"${finish}","matched_stop":${matched(finish)}}],"usage":${usage(p, n, true, cachedOf(report, t))},"metadata":null}`),

@@ -4,7 +4,7 @@
  * with top-level prompt_token_ids, finish on the last token's chunk, usage chunk with empty choices
  * (key order prompt, total, completion), `data: [DONE]`, nested errors with an integer code.
  */
-import { countChat, countPrompt, fillerIds, inlineOutputText, inlineTokenOut, splitOutput, tokenOut, tokenText } from './filler.js';
+import { countChat, countPrompt, fillerIds, inlineOutputText, inlineStepText, inlineTokenOut, splitOutput, tokenOut, tokenText } from './filler.js';
 import { renderMetrics, vllmMetricLines } from './metrics.js';
 import { embeddingsRoute } from './embeddings.js';
 import { SSE_DONE, readOpenAi, sse } from './openai-common.js';
@@ -50,11 +50,7 @@ function completionEncoder(ctx: WireContext, id: GenIdentity, promptTokens: numb
     // No reasoning parser on /v1/completions: a reasoning phase stays inline in the text.
     token: (i, finish, t) => (finish ? chunk(inlineTokenOut(id.offset, id.reasoning, i, finish), finish) + tail(i + 1, t) : chunk(inlineTokenOut(id.offset, id.reasoning, i, null), null)),
     // Speculative decoding: the step's tokens in one chunk.
-    tokens: (from, n, finish, t) => {
-      let text = '';
-      for (let i = from; i < from + n; i++) text += inlineTokenOut(id.offset, id.reasoning, i, i === from + n - 1 ? finish : null);
-      return chunk(text, finish) + (finish ? tail(from + n, t) : '');
-    },
+    tokens: (from, n, finish, t) => chunk(inlineStepText(id.offset, id.reasoning, from, n, finish), finish) + (finish ? tail(from + n, t) : ''),
     tail: (count, finish, t) => chunk('', finish) + tail(count, t),
     body: (count, finish, t) =>
       json(
