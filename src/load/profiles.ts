@@ -75,7 +75,7 @@ export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opt
  * queue and first-token latency growing, window.ts): a probe at twice the capacity ends in about a second of
  * queueing instead of a whole row.
  */
-export const SATURATION_STOP = { completionShare: 0.7, minSends: 20 } as const;
+export const SATURATION_STOP = { completionShare: 0.7, minSends: 20, confirmMs: 250 } as const;
 
 /** Default in-flight cap for throughput stages limited only by time (GuideLLM uses a large worker pool too). */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;

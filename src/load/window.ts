@@ -56,7 +56,14 @@ export interface WindowRules {
    * Stop an open-loop row that is clearly over-saturated (capacity probes): since the first completion, completions
    * fell under `completionShare` of sends, the requests in flight kept growing and time to first token rose.
    */
-  saturationStop?: { completionShare: number; minSends: number; /** Arrival-count variance over mean (0 constant, 1 Poisson). */ dispersion: number };
+  saturationStop?: {
+    completionShare: number;
+    minSends: number;
+    /** Arrival-count variance over mean (0 constant, 1 Poisson). */
+    dispersion: number;
+    /** The signs must still hold, with no fewer requests in flight, this long after they first did. */
+    confirmMs: number;
+  };
 }
 
 export const DEFAULT_MIN_SAMPLES = 20;
@@ -113,6 +120,8 @@ export class SteadyWindow {
   private readonly earlyLatencies: Array<[number, number]> = [];
   private readonly recentLatencies: Array<[number, number]> = [];
   private overSaturated: string | undefined;
+  /** When the signs of over-saturation began to hold (or were last looked at again), and the requests in flight then. */
+  private suspectedAt: { atMs: number; inFlight: number } | null = null;
 
   constructor(
     private readonly rules: WindowRules | undefined,
@@ -261,10 +270,42 @@ export class SteadyWindow {
    * An open loop far past capacity only grows its queue: every request of a long row would measure the backlog, and
    * the drain after it would take minutes. Counted from the first completion (before it nothing can complete): when
    * completions stay under `completionShare` of sends, the requests in flight have grown by at least 10 (and half of
-   * what was in flight then), and the latest first-token latencies are a quarter above the first ones, the row stops.
+   * what was in flight then), and the latest first-token latencies are a quarter above the first ones — and still
+   * do, with no fewer requests in flight, `confirmMs` later — the
+   * row stops. The confirmation tells a queue that lasts from a hiccup: a host stall of a few hundred ms on a row
+   * of 20-ms requests grows the requests in flight and doubles the latest latencies too, then drains.
    */
   private checkSaturation(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'ttftMs'>): void {
     const rule = this.rules?.saturationStop as NonNullable<WindowRules['saturationStop']>;
+    const signs = this.saturationSigns(record, rule);
+    if (!signs) {
+      this.suspectedAt = null;
+      return;
+    }
+    const now = record.endAtMs;
+    if (this.suspectedAt === null) {
+      this.suspectedAt = { atMs: now, inFlight: signs.inFlight };
+      return;
+    }
+    if (now - this.suspectedAt.atMs < rule.confirmMs) return;
+    // Fewer in flight than when the signs appeared: the backlog is draining. Look again one more period on.
+    if (signs.inFlight < this.suspectedAt.inFlight) {
+      this.suspectedAt = { atMs: now, inFlight: signs.inFlight };
+      return;
+    }
+    const secs = ((now - (this.firstCompletionAt as number)) / 1000).toFixed(1);
+    this.overSaturated =
+      `over-saturated: ${signs.completions} completions for ${signs.sends} sends in ${secs} s after the first completion, ` +
+      `in flight ${(this.atFirst as { inFlight: number }).inFlight} → ${signs.inFlight}, ${signs.rise}`;
+    this.stopped = `stopped early, ${this.overSaturated}`;
+    this.close(now);
+  }
+
+  /** The three signs of over-saturation at this completion, or undefined when any is missing. */
+  private saturationSigns(
+    record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'ttftMs'>,
+    rule: NonNullable<WindowRules['saturationStop']>,
+  ): { sends: number; completions: number; inFlight: number; rise: string } | undefined {
     const latency: [number, number] = [record.ttftMs ?? NaN, record.endAtMs - record.sentAtMs];
     if (record.status === 'ok') {
       if (this.earlyLatencies.length < 5) this.earlyLatencies.push(latency);
@@ -274,29 +315,25 @@ export class SteadyWindow {
     const inFlight = this.sentTotal - this.completed;
     if (this.atFirst === null) {
       this.atFirst = { sent: this.sentTotal, inFlight: inFlight + 1 };
-      return;
+      return undefined;
     }
     const sends = this.sentTotal - this.atFirst.sent;
     const completions = this.completed - 1;
     // Random arrivals: 2.5 standard deviations of slack, so a burst of Poisson arrivals is not taken for a queue.
     const slack = 2.5 * Math.sqrt(rule.dispersion * sends);
-    if (sends < rule.minSends || completions >= rule.completionShare * sends - slack) return;
+    if (sends < rule.minSends || completions >= rule.completionShare * sends - slack) return undefined;
     const grown = inFlight - this.atFirst.inFlight;
-    if (grown < Math.max(10, 0.5 * this.atFirst.inFlight)) return;
-    if (this.earlyLatencies.length < 5) return;
+    if (grown < Math.max(10, 0.5 * this.atFirst.inFlight)) return undefined;
+    if (this.earlyLatencies.length < 5) return undefined;
     const mean = (xs: Array<[number, number]>, k: 0 | 1): number => xs.reduce((a, b) => a + b[k], 0) / xs.length;
     // Engines that admit everything (vLLM's 256 slots) keep first tokens quick and slow every step instead.
     const [ttft0, ttft1, e2e0, e2e1] = [mean(this.earlyLatencies, 0), mean(this.recentLatencies, 0), mean(this.earlyLatencies, 1), mean(this.recentLatencies, 1)];
     const ttftRose = ttft1 >= 1.25 * ttft0;
-    if (!ttftRose && !(e2e1 >= 1.25 * e2e0)) return;
+    if (!ttftRose && !(e2e1 >= 1.25 * e2e0)) return undefined;
     const rise = ttftRose || Number.isNaN(e2e0) ? `time to first token ${ttft0.toFixed(0)} → ${ttft1.toFixed(0)} ms` : `latency ${(e2e0 / 1000).toFixed(2)} → ${(e2e1 / 1000).toFixed(2)} s`;
-    const secs = ((record.endAtMs - (this.firstCompletionAt as number)) / 1000).toFixed(1);
-    this.overSaturated =
-      `over-saturated: ${completions} completions for ${sends} sends in ${secs} s after the first completion, ` +
-      `in flight ${this.atFirst.inFlight} → ${inFlight}, ${rise}`;
-    this.stopped = `stopped early, ${this.overSaturated}`;
-    this.close(record.endAtMs);
+    return { sends, completions, inFlight, rise };
   }
+
 
   private open(now: number): void {
     this.phase = 'window';
