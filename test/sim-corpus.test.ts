@@ -66,6 +66,13 @@ describe('the public tables resolve in the built-in catalog (no catalog file)', 
     for (const g of ['H100 PCIe', 'H200', 'GH200', 'H20', 'L40S', 'L20', 'A100-40GB', 'A100 80GB', 'A10', 'RTX 3090', 'RTX 4090']) {
       expect(() => findHardware(g)).not.toThrow();
     }
+    // NVIDIA's ModelOpt FP8 checkpoints keep the KV cache in FP8 too (kv_cache_quant_algo), other FP8 ones do not.
+    expect(findModel('nvidia/Llama-3.1-8B-Instruct-FP8').impliedKvCacheDtype).toBe('fp8');
+    expect(findModel('neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8').impliedKvCacheDtype).toBeUndefined();
+    const kv = (model: string, kvCacheDtype?: string) => describeSimEngine({ engine: 'trtllm', model, gpu: 'H100', gpus: 1, ...(kvCacheDtype ? { kvCacheDtype } : {}) });
+    expect(kv('nvidia/Llama-3.1-8B-Instruct-FP8').kvCacheDtype).toBe('fp8');
+    expect(kv('nvidia/Llama-3.1-8B-Instruct-FP8', 'auto').kvCacheDtype).toBe('auto');
+    expect(kv('nvidia/Llama-3.1-8B-Instruct-FP8').kvTokens).toBeGreaterThan(1.9 * kv('neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8').kvTokens);
     expect(() => findModel('Qwen9-1T')).toThrow(expect.objectContaining({ hint: expect.stringMatching(/known models: .*Qwen3-235B-A22B/) }));
   });
 });

@@ -7,7 +7,8 @@ import { DEFAULT_CALIBRATION } from '../src/sim/calibrate/constants.js';
 import { corpusScenarios, loadCorpus } from '../src/sim/calibrate/corpus.js';
 import type { CorpusRow } from '../src/sim/calibrate/corpus-names.js';
 import { Evaluator } from '../src/sim/calibrate/evaluator.js';
-import { fittedKeys, leaveOneTableOut } from '../src/sim/calibrate/fit.js';
+import { fitCalibration, fittedKeys, leaveOneTableOut } from '../src/sim/calibrate/fit.js';
+import { PRIORS } from '../src/sim/calibrate/priors.js';
 import { buildParams, withPriors } from '../src/sim/calibrate/params.js';
 import { recordReplay, replaySummary } from '../src/sim/calibrate/replay.js';
 import type { Calibration } from '../src/sim/calibrate/types.js';
@@ -159,5 +160,28 @@ describe('model terms the corpus fit added', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ib-cal-')), 'cal.json');
     writeFileSync(file, JSON.stringify({ engines: { trtllm: { c0Ms: 1, cSeqUs: 5, tApiMs: 4, etaMoe: 0.7, moeBw: 0.9 } } }));
     expect(loadCalibrationFile(file).engines['trtllm']).toEqual({ c0Ms: 1, cSeqUs: 5, tApiMs: 4, etaMoe: 0.7, moeBw: 0.9 });
+  });
+});
+
+describe('the fit holds constants that few figures inform near their priors', () => {
+  it('--prior-weight: a strong prior keeps an engine constant that four rows inform where a weak one lets it move', () => {
+    // T23: five vLLM V1 rows on an RTX 4090 (the only V1 table); its TTFT wants a different API time than the prior.
+    const scenarios = corpusScenarios(rows.filter((r) => /^T23\b/.test(r.tableGroup))).scenarios;
+    const start = withPriors(DEFAULT_CALIBRATION);
+    const prior = withPriors(PRIORS).engines['vllm-v1']?.tApiMs as number;
+    const fit = (priorWeight: number) => fitCalibration(scenarios, start, { passes: 1, iters: 5, only: ['vllm-v1.tApiMs'], priorWeight }).engines['vllm-v1']?.tApiMs as number;
+    const free = fit(0);
+    const held = fit(100);
+    expect(Math.abs(Math.log(free / prior))).toBeGreaterThan(0.2);
+    expect(Math.abs(Math.log(held / prior))).toBeLessThan(Math.abs(Math.log(free / prior)) / 4);
+  });
+
+  it('overlapP joins compute and memory time: 1 adds them, 2 (the default) is the root of the sum of squares', () => {
+    const engine = { engine: 'vllm', model: 'Llama-3.1-8B', gpu: 'H100', gpus: 1 };
+    const step = (overlapP?: number) => resolveSimEngine({ ...engine, calibration: { ...withPriors(DEFAULT_CALIBRATION), ...(overlapP ? { overlapP } : {}) } })
+      .config.cost.stepMs({ decodeSeqs: 0, decodeCtxSum: 0, prefillCount: 1, prefillPrior: [0], prefillTokens: [128], emittingSeqs: 1 });
+    expect(step(2)).toBeCloseTo(step(), 9);
+    expect(step(1)).toBeGreaterThan(step(2) * 1.2);
+    expect(step(3)).toBeLessThan(step(2));
   });
 });

@@ -8,7 +8,7 @@ import type { SimEngineOptions } from '../sim/create.js';
 import { loadCalibrationFile, saveCalibrationFile } from '../sim/calibrate/file.js';
 import { fitMeasuredRun, type FittedConstant } from '../sim/calibrate/run-fit.js';
 import { type ExplicitEngineFlags, simEngineForRun } from '../sim/calibrate/run-config.js';
-import { loadMeasuredRun } from '../sim/calibrate/run-rows.js';
+import { loadMeasuredRun, type MeasuredRun } from '../sim/calibrate/run-rows.js';
 import { type ErrorReport, formatErrors, scoreRun } from '../sim/calibrate/run-score.js';
 import { DEFAULT_RESULTS_DIR, resolveRun } from '../store/run-store.js';
 
@@ -46,7 +46,7 @@ export interface CalibrationReport {
   from?: string;
   file?: string;
   saved?: string;
-  engine: { engine: string; model: string; gpu: string; gpus: number; quant?: string };
+  engine: { engine: string; model: string; gpu: string; gpus: number; quant?: string; kvCacheDtype?: string };
   rows?: number;
   before?: ErrorReport;
   after?: ErrorReport;
@@ -67,6 +67,14 @@ function runDir(ref: string): string {
 }
 
 /**
+ * The KV-cache type a measured run recorded: predict's engine description, or the context of a run against the
+ * built-in simulator (a run against a real server records none: the model's implied type applies, or --kv-cache-dtype).
+ */
+function recordedKvCacheDtype(run: MeasuredRun): string | undefined {
+  return (run.manifest.engine as { kvCacheDtype?: string } | undefined)?.kvCacheDtype ?? run.run.summary.context.kvCacheDtype;
+}
+
+/**
  * Applies the flags: loads or fits the constants, prints the error lines to `out`, and returns the engine options
  * the prediction should use (`undefined` report: no calibration flag was given, nothing changes).
  */
@@ -83,12 +91,15 @@ export function applyCalibrationFlags(
   const validations = cf.validateOn.map((ref) => loadMeasuredRun(runDir(ref)));
   let engine: SimEngineOptions = { ...defaults, ...cf.explicit, ...(fileCal ? { calibration: fileCal } : {}) };
   const notes: string[] = [];
-  const describe = (e: SimEngineOptions): CalibrationReport['engine'] => ({ engine: e.engine, model: e.model, gpu: e.gpu, gpus: e.gpus, ...(e.quant ? { quant: e.quant } : {}) });
+  const describe = (e: SimEngineOptions): CalibrationReport['engine'] => ({ engine: e.engine, model: e.model, gpu: e.gpu, gpus: e.gpus, ...(e.quant ? { quant: e.quant } : {}),
+    ...(e.kvCacheDtype ? { kvCacheDtype: e.kvCacheDtype } : {}) });
   let report: CalibrationReport = { engine: describe(engine), validation: [], ...(cf.calibration ? { file: cf.calibration } : {}) };
   if (fileCal) notes.push(`constants from ${cf.calibration}: ${fileCal.note}`);
 
   if (measured) {
-    const base = simEngineForRun(measured, cf.explicit, defaults.seed);
+    // --kv-cache-dtype wins over what the run recorded (simEngineForRun reads neither).
+    const kvCacheDtype = defaults.kvCacheDtype ?? recordedKvCacheDtype(measured);
+    const base: SimEngineOptions = { ...simEngineForRun(measured, cf.explicit, defaults.seed), ...(kvCacheDtype ? { kvCacheDtype } : {}) };
     const fit = fitMeasuredRun(measured, { ...base, ...(fileCal ? { calibration: fileCal } : {}) });
     engine = fit.engine;
     for (const n of fit.notes) out.write(`note: ${n}\n`);

@@ -12,6 +12,8 @@ export interface EmbeddedSim {
   gpu: string;
   gpus: number;
   quant?: string;
+  /** The KV-cache element type the simulator models (auto | fp8 | int8). */
+  kvCacheDtype?: string;
   description: string;
   /** Lines to print before the run (a context longer than the KV cache holds). */
   warnings: string[];
@@ -24,10 +26,11 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
   const gpu = opts.gpu ?? DEFAULT_SIM.gpu;
   const gpus = opts.gpus ?? DEFAULT_SIM.gpus;
   // Validate here, so a bad --model or --gpu, or lengths the engine refuses, are one line on the main thread, not a worker crash.
-  const resolved = resolveSimEngine({ engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}) });
+  const configured = { ...(opts.quant ? { quant: opts.quant } : {}), ...(opts.kvCacheDtype ? { kvCacheDtype: opts.kvCacheDtype } : {}) };
+  const resolved = resolveSimEngine({ engine, model, gpu, gpus, ...configured });
   const warnings = checkSimLimits(opts, resolved);
   const quant = resolved.description.quant;
-  const workerData = { engine, model, gpu, gpus, ...(opts.quant ? { quant: opts.quant } : {}), host: '127.0.0.1', port: 0, seed: opts.seed };
+  const workerData = { engine, model, gpu, gpus, ...configured, host: '127.0.0.1', port: 0, seed: opts.seed };
   const worker = import.meta.url.endsWith('.ts')
     ? // Running from source (tests, dev): the worker registers tsx itself before loading the TS entry.
       new Worker(
@@ -47,6 +50,7 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
     gpu,
     gpus,
     quant,
+    kvCacheDtype: resolved.description.kvCacheDtype,
     description: ready.description,
     warnings,
     close: async () => {

@@ -4,6 +4,7 @@ import { CAPACITY_DEFAULTS } from '../load/capacity.js';
 import { EXAMPLES } from './help-examples.js';
 import { addExamples, GROUP, opt } from './help-format.js';
 import { lengthFlags, withFlags } from './run-flags.js';
+import { KV_CACHE_DTYPE_HELP } from '../config/kv-cache-dtype.js';
 
 export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Command {
   const { load, workload, slo, limits, search, prices, calibration, outputs } = GROUP;
@@ -29,6 +30,7 @@ export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStrea
     opt(search, '--tp <list>', 'GPUs per replica (tensor parallel) to consider', { value: '1,2,4,8' }),
     opt(search, '--quant <list>', 'quantizations to consider', { shown: 'fp16,awq,gptq-int4,gptq-int8' }),
     opt(search, '--engine <list>', 'engines to consider', { shown: 'vllm,sglang,lmdeploy,tgi,triton' }),
+    opt(search, KV_CACHE_DTYPE_HELP.flag, `${KV_CACHE_DTYPE_HELP.text}; one type for every candidate (engines without it are skipped)`, { shown: KV_CACHE_DTYPE_HELP.shown }),
     opt(search, '--exhaustive', 'search every candidate (no pruning by cost): slower, fills the Pareto chart'),
     opt(search, '--threads <n>', 'threads searching candidates', { shown: 'one per core' }),
     opt(prices, '--gpu-hour-price <list>', 'USD per GPU-hour, e.g. H100=2.49,A100-80GB=1.79', { shown: 'printed, dated assumptions' }),

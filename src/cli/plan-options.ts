@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { resolveCapacitySettings } from '../config/capacity-options.js';
 import { parseChoice, parseDuration, parseNumber, parseNumberList, parseSlo, type Problems } from '../config/parse.js';
 import { configError } from '../core/errors.js';
+import { parseKvCacheDtypeFlag } from '../config/kv-cache-dtype.js';
 import type { StageLimits } from '../load/types.js';
 import type { Calibration } from '../sim/calibrate/types.js';
 import { findModel } from '../sim/catalog/registry.js';
@@ -34,6 +35,7 @@ export interface PlanFlags {
   gpu?: string;
   tp?: string;
   quant?: string;
+  kvCacheDtype?: string;
   engine?: string;
   gpuHourPrice?: string;
   prices?: string;
@@ -110,6 +112,7 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   const maxSeconds = parseDuration('--max-seconds', flags.maxSeconds ?? '5', p, { positive: true }) ?? 5;
   const warmup = parseDuration('--warmup', flags.warmup, p, { min: 0 });
   const tp = parseNumberList('--tp', flags.tp, p, { integer: true, positive: true });
+  const kvCacheDtype = parseKvCacheDtypeFlag(flags.kvCacheDtype, p);
   const threads = parseNumber('--threads', flags.threads, p, { integer: true, positive: true }) ?? availableParallelism();
   const top = parseNumber('--top', flags.top ?? '10', p, { integer: true, positive: true }) ?? 10;
   const seed = parseNumber('--seed', flags.seed ?? '42', p, { integer: true, min: 0 }) ?? 42;
@@ -164,6 +167,7 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
       meanOutputTokens,
       catalogFiles: flags.catalog ?? [],
       ...(calibration ? { calibration } : {}),
+      ...(kvCacheDtype ? { kvCacheDtype } : {}),
     },
     axes,
     prices,

@@ -37,6 +37,7 @@ export async function predictCommand(
     gpus: opts.gpus ?? DEFAULT_SIM.gpus,
     seed: opts.seed,
     ...(opts.quant ? { quant: opts.quant } : {}),
+    ...(opts.kvCacheDtype ? { kvCacheDtype: opts.kvCacheDtype } : {}),
   }, calibrationFlags, human);
   const engineOptions = { ...calibrated.engine, ...(features.specDecode ? { specDecode: features.specDecode } : {}) };
   const started = performance.now();
@@ -62,6 +63,7 @@ export async function predictCommand(
       gpu: d.gpu,
       gpus: d.gpus,
       quant: d.quant,
+      kvCacheDtype: d.kvCacheDtype,
       predicted: true,
       ...lengthContext(opts, workload.description),
       ...(opts.label ? { label: opts.label } : {}),
@@ -77,7 +79,7 @@ export async function predictCommand(
     ...(calibrated.report ? { calibration: calibrated.report } : {}),
     interrupted: false,
     notes: [
-      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
+      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
     ],
   };
   if (opts.out) {

@@ -120,6 +120,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...((opts.gpu ?? sim?.gpu) ? { gpu: (opts.gpu ?? sim?.gpu) as string } : {}),
       ...((opts.gpus ?? sim?.gpus) ? { gpus: (opts.gpus ?? sim?.gpus) as number } : {}),
       ...((opts.quant ?? sim?.quant) ? { quant: (opts.quant ?? sim?.quant) as string } : {}),
+      ...(sim?.kvCacheDtype ? { kvCacheDtype: sim.kvCacheDtype } : {}),
       ...(opts.label ? { label: opts.label } : {}),
       ...lengthContext(opts, setup.workload.description),
     };

@@ -6,6 +6,7 @@
 import { type Command, Option } from 'commander';
 import { CAPACITY_DEFAULTS } from '../load/capacity.js';
 import { SIM_ENGINE_NAMES } from '../sim/engine/profiles.js';
+import { KV_CACHE_DTYPE_HELP } from '../config/kv-cache-dtype.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { addOptions, GROUP, opt } from './help-format.js';
 
@@ -114,7 +115,12 @@ export function runFlags(): Option[] {
     opt(metadata, '--quant <q>', 'quantization (simulated: awq | gptq-int4 | gptq-int8)', { shown: 'simulated: from the model name' }),
 
     opt(GROUP.embedded, '--engine <name>', engineText(), { shown: DEFAULT_SIM.engine }),
+    kvCacheDtypeFlag(GROUP.embedded),
   ];
+}
+
+function kvCacheDtypeFlag(group: string): Option {
+  return opt(group, KV_CACHE_DTYPE_HELP.flag, KV_CACHE_DTYPE_HELP.text, { shown: KV_CACHE_DTYPE_HELP.shown });
 }
 
 function engineText(): string {
@@ -130,6 +136,7 @@ export function simEngineFlags(): Option[] {
     opt(s, '--gpu <name>', 'GPU from the catalog', { value: DEFAULT_SIM.gpu }),
     opt(s, '--gpus <n>', 'tensor-parallel GPUs', { value: String(DEFAULT_SIM.gpus) }),
     opt(s, '--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8', { shown: 'from the model name' }),
+    kvCacheDtypeFlag(s),
     opt(s, '--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)'),
   ];
 }

@@ -1,5 +1,6 @@
 import { configError } from '../core/errors.js';
 import { parseNumber, type Problems } from '../config/parse.js';
+import { parseKvCacheDtypeFlag } from '../config/kv-cache-dtype.js';
 import { loadCatalogFile } from '../sim/catalog/load-file.js';
 import { resolveSimEngine } from '../sim/create.js';
 import { kvCapacityWarning } from '../sim/limits.js';
@@ -14,6 +15,7 @@ export interface SimFlags {
   gpu: string;
   gpus: string;
   quant?: string;
+  kvCacheDtype?: string;
   host: string;
   port: string;
   faults?: string;
@@ -50,6 +52,7 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   const seed = parseNumber('--seed', flags.seed, p, { integer: true, min: 0 });
   const timeScale = modelTimeScale(flags, p);
   const maxNumSeqs = parseNumber('--max-num-seqs', flags.maxNumSeqs, p, { integer: true, positive: true });
+  const kvCacheDtype = parseKvCacheDtypeFlag(flags.kvCacheDtype, p);
   if (port !== undefined && port > 65535) p.push(`--port ${port} is not a TCP port (0–65535)`);
   if (!LOOPBACK.has(flags.host)) p.push(`--host ${flags.host}: the simulator serves loopback only (127.0.0.1, localhost or ::1)`);
   if (p.length > 0) throw configError(p.join('; '));
@@ -61,6 +64,7 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
     gpu: flags.gpu,
     gpus: gpus ?? DEFAULT_SIM.gpus,
     ...(flags.quant ? { quant: flags.quant } : {}),
+    ...(kvCacheDtype ? { kvCacheDtype } : {}),
     host: flags.host,
     port: port ?? 0,
     seed: seed ?? 1,
@@ -73,11 +77,11 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
     ...(flags.specDecode !== undefined ? { specDecode: parseSpecDecode(flags.specDecode) } : {}),
   });
   const d = server.description;
-  const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, maxNumSeqs: d.maxNumSeqs }));
+  const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, kvCacheDtype: d.kvCacheDtype, maxNumSeqs: d.maxNumSeqs }));
   if (warning) io.stderr.write(`${warning}\n`);
   io.stdout.write(
     `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +
-      `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens, max ${d.maxNumSeqs} sequences${d.prefixCaching ? ', prefix caching' : ''}; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
+      `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''}, max ${d.maxNumSeqs} sequences${d.prefixCaching ? ', prefix caching' : ''}; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
       `  press Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {

@@ -12,6 +12,7 @@ import type { Timeouts } from '../transport/exchange.js';
 import type { ImageSpec } from '../workload/images.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
 import { explicitFlags, reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
+import { parseKvCacheDtypeFlag } from './kv-cache-dtype.js';
 import { parseChoice, parseDuration, parseGridLatencyLoad, parseJsonObject, parseNumber, parseNumberList, parseRateList, parseSlo, type Problems } from './parse.js';
 
 export const API_CHOICES = [
@@ -66,6 +67,7 @@ export interface RawRunFlags {
   engine?: string;
   engineVersion?: string;
   quant?: string;
+  kvCacheDtype?: string;
   label?: string;
   out?: string;
   format?: string;
@@ -140,6 +142,8 @@ export interface RunOptions {
   engine?: string;
   engineVersion?: string;
   quant?: string;
+  /** `--kv-cache-dtype`: the built-in simulator's KV-cache element type (auto | fp8 | int8); undefined: the model's. */
+  kvCacheDtype?: string;
   label?: string;
   out?: string;
   formats: ReportFormat[];
@@ -316,6 +320,10 @@ export function resolveRunOptions(
   set('engine', raw.engine);
   set('engineVersion', raw.engineVersion);
   set('quant', raw.quant);
+  set('kvCacheDtype', parseKvCacheDtypeFlag(raw.kvCacheDtype, p));
+  if (target !== undefined && raw.kvCacheDtype !== undefined) {
+    p.push("--kv-cache-dtype sets the built-in simulator's KV cache, but --target measures your server as it is; drop it (predict --calibrate-from RUN --kv-cache-dtype T models a server that uses it)");
+  }
   set('label', raw.label);
   set('out', raw.out);
   set('resume', raw.resume);

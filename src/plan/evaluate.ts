@@ -7,6 +7,7 @@ import { runBenchmark } from '../load/benchmark.js';
 import type { CapacitySettings } from '../load/capacity-types.js';
 import type { StageSummary } from '../metrics/summary.js';
 import { predictCapacity } from '../sim/capacity.js';
+import type { SimEngineOptions } from '../sim/create.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import type { Workload } from '../workload/types.js';
@@ -22,6 +23,11 @@ export function replicasFor(rate: number, capacityPerReplica: number): number {
   return Math.max(1, Math.ceil(rate / capacityPerReplica - 1e-9));
 }
 
+/** What every candidate's engine options take from the job: the calibrated constants and the KV-cache type. */
+function jobEngineExtras(job: PlanJobSettings): Pick<SimEngineOptions, 'calibration' | 'kvCacheDtype'> {
+  return { ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.kvCacheDtype ? { kvCacheDtype: job.kvCacheDtype } : {}) };
+}
+
 export function planWorkload(job: PlanJobSettings): Workload {
   return createLengthsWorkload(job.workload.prompt, job.workload.output, job.workload.seed);
 }
@@ -29,7 +35,7 @@ export function planWorkload(job: PlanJobSettings): Workload {
 export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateShape): Promise<EvaluatedCapacity> {
   const started = performance.now();
   const workload = planWorkload(job);
-  const engine = engineOptions(job.model, shape, { seed: job.seed, ...(job.calibration ? { calibration: job.calibration } : {}) });
+  const engine = engineOptions(job.model, shape, { seed: job.seed, ...jobEngineExtras(job) });
   const { result, stages } = await predictCapacity({ engine, settings: job.capacity, workload, limits: job.limits, seed: job.seed });
   const base = { firstBreach: result.firstBreach, probes: result.probes.length, verdict: result.verdict };
   const capacity = result.feasibleMax;
@@ -77,7 +83,7 @@ export async function predictAtRate(
   opts: { limits?: PlanJobSettings['limits']; seed?: number } = {},
 ): Promise<{ point: LoadPoint; summary: StageSummary }> {
   const seed = opts.seed ?? job.seed;
-  const engine = engineOptions(job.model, shape, { seed, ...(job.calibration ? { calibration: job.calibration } : {}) });
+  const engine = engineOptions(job.model, shape, { seed, ...jobEngineExtras(job) });
   const runner = createVirtualStageRunner(engine, { seed });
   const profile = job.capacity.arrival === 'poisson' ? 'poisson' : 'constant';
   const bench = await runBenchmark({ profile, limits: opts.limits ?? job.limits, workload, rates: [rate] }, runner, { slo: job.capacity.slo });

@@ -4,7 +4,8 @@
  * -GPTQ-Int8): other publishers name theirs differently, so substitute the checkpoint you use.
  */
 import { findModel } from '../sim/catalog/registry.js';
-import type { QuantName } from '../sim/catalog/types.js';
+import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
+import { kvCacheLaunchFlags } from './kv-cache-launch.js';
 import type { SimEngineDescription } from '../sim/create.js';
 import type { CandidateShape } from './types.js';
 
@@ -19,7 +20,7 @@ export function checkpointName(model: string, quant: QuantName): string {
 }
 
 /** What a launch needs from the engine model: the batch limit and, when the KV cache is short, the context to start with. */
-export type LaunchLimits = Pick<SimEngineDescription, 'maxNumSeqs' | 'maxModelLen' | 'kvTokens'>;
+export type LaunchLimits = Pick<SimEngineDescription, 'maxNumSeqs' | 'maxModelLen' | 'kvTokens'> & { kvCacheDtype?: KvCacheDtype };
 
 /**
  * The context to pass when the KV cache cannot hold the model's full one (vLLM refuses to start otherwise):
@@ -30,7 +31,12 @@ export function startableContext(d: LaunchLimits): number | undefined {
   return Math.max(1024, Math.floor(d.kvTokens / 1024) * 1024);
 }
 
+/** The engine's launch command, with the flags for the KV-cache type the candidate was modelled with. */
 export function launchCommand(model: string, shape: CandidateShape, d: LaunchLimits): string {
+  return join([engineLaunch(model, shape, d), kvCacheLaunchFlags(shape.engine, d.kvCacheDtype)]);
+}
+
+function engineLaunch(model: string, shape: CandidateShape, d: LaunchLimits): string {
   const ckpt = checkpointName(model, shape.quant);
   const q = shape.quant;
   const quantized = q !== 'fp16' && q !== 'bf16';

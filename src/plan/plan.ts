@@ -36,6 +36,7 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
   if (assumed) notes.push(assumed);
   const unpriced = unpricedLine(input.prices);
   if (unpriced) notes.push(unpriced);
+  if (job.kvCacheDtype && job.kvCacheDtype !== 'auto') notes.push(`every candidate has an ${job.kvCacheDtype} KV cache (--kv-cache-dtype ${job.kvCacheDtype}): twice the tokens of a 16-bit one in the same memory`);
   return {
     model: job.model,
     rate: job.rate,
@@ -87,6 +88,7 @@ async function verify(input: PlanInput, top: PlanCandidate): Promise<PlanVerific
     'inferbench predict',
     `--engine ${eng.engine} --model ${eng.model} --gpu ${eng.gpu} --gpus ${eng.gpus}`,
     eng.quant ? `--quant ${eng.quant}` : '',
+    job.kvCacheDtype ? `--kv-cache-dtype ${job.kvCacheDtype}` : '',
     `--profile ${job.capacity.arrival === 'poisson' ? 'poisson' : 'constant'} --rate ${ratePerReplica}`,
     input.workloadFlags,
     `--slo ${sloFlag(job.capacity.slo)}`,

@@ -53,7 +53,7 @@ export function feasibleCost(c: SearchedCandidate): number | undefined {
 
 export async function searchPlan(input: SearchInput, lanesOverride?: Lane[]): Promise<SearchOutput> {
   const { job, axes, prices } = input;
-  const extra = job.calibration ? { calibration: job.calibration } : {};
+  const extra = { ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.kvCacheDtype ? { kvCacheDtype: job.kvCacheDtype } : {}) };
   const candidates: SearchedCandidate[] = enumerateShapes(axes).map((shape, index) => {
     const price = prices.perGpuHour[shape.gpu] as number;
     const c: SearchedCandidate = { index, shape, gpuHourPrice: price, replicaCostPerHour: price * shape.gpus };

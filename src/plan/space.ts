@@ -6,8 +6,9 @@ import { InferbenchError, configError } from '../core/errors.js';
 import { type ResolvedSimEngine, type SimEngineOptions, resolveSimEngine } from '../sim/create.js';
 import { findEngineProfile } from '../sim/engine/profiles.js';
 import { findHardware, findModel, findQuant, listHardware } from '../sim/catalog/registry.js';
-import type { QuantName } from '../sim/catalog/types.js';
+import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
 import { checkRequestFits, type RequestShape } from '../sim/limits.js';
+import { kvCacheUnsupported } from './kv-cache-launch.js';
 import type { CandidateShape } from './types.js';
 
 /** Tensor-parallel sizes searched by default. */
@@ -89,6 +90,8 @@ export type Feasibility = { ok: true; resolved: ResolvedSimEngine } | { ok: fals
 export function checkShape(model: string, shape: CandidateShape, longest: RequestShape, extra: Partial<SimEngineOptions> = {}): Feasibility {
   const unsupported = UNSUPPORTED[shape.engine]?.[shape.quant];
   if (unsupported) return { ok: false, reason: unsupported };
+  const noKvCache = extra.kvCacheDtype === undefined ? undefined : kvCacheUnsupported(shape.engine, extra.kvCacheDtype as KvCacheDtype);
+  if (noKvCache) return { ok: false, reason: noKvCache };
   try {
     const resolved = resolveSimEngine(engineOptions(model, shape, extra));
     checkRequestFits(resolved, longest);

@@ -1,7 +1,7 @@
 import type { CapacitySettings } from '../load/capacity-types.js';
 import type { StageLimits } from '../load/types.js';
 import type { Calibration } from '../sim/calibrate/types.js';
-import type { QuantName } from '../sim/catalog/types.js';
+import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
 import type { LengthDist } from '../workload/lengths.js';
 
 /** One deployment shape: a replica is `gpus` GPUs of one kind running one engine on one quantization. */
@@ -36,6 +36,8 @@ export interface PlanJobSettings {
   /** Catalog files to load before resolving (worker threads have their own registry). */
   catalogFiles: string[];
   calibration?: Calibration;
+  /** `--kv-cache-dtype`: every candidate's KV-cache element type; undefined: the model's implied one. */
+  kvCacheDtype?: KvCacheDtype;
 }
 
 /** Figures of one replica at one load (a predicted stage). */

@@ -12,6 +12,8 @@ export interface TableContext {
   gpu?: string;
   gpus?: number;
   quant?: string;
+  /** The simulated engine's KV-cache element type (auto | fp8 | int8): predictions and built-in simulator runs. */
+  kvCacheDtype?: string;
   promptTokens?: number;
   outputTokens?: number;
   /** Used instead of prompt/output tokens when lengths vary (distributions, datasets, traces). */

@@ -98,7 +98,7 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   const rm = attempt(() => findModel(opts.model));
   const hw = attempt(() => findHardware(opts.gpu));
   const explicitQuant = opts.quant === undefined ? undefined : attempt(() => findQuant(opts.quant as string));
-  const kvCacheDtype = opts.kvCacheDtype === undefined ? 'auto' : parseKvCacheDtype(opts.kvCacheDtype);
+  const kvCacheDtype = opts.kvCacheDtype === undefined ? (rm?.impliedKvCacheDtype ?? 'auto') : parseKvCacheDtype(opts.kvCacheDtype);
   if (!kvCacheDtype) problems.push(`unknown KV-cache dtype "${opts.kvCacheDtype}" (known: ${KV_CACHE_DTYPES.join(', ')})`);
   const tp = opts.gpus;
   if (!Number.isInteger(tp) || tp < 1 || tp > 8) problems.push(`gpus must be an integer 1–8, got ${tp}`);

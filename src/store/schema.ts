@@ -120,6 +120,7 @@ const context = z.object({
   gpu: z.string().optional(),
   gpus: z.number().optional(),
   quant: z.string().optional(),
+  kvCacheDtype: z.string().optional(),
   promptTokens: z.number().optional(),
   outputTokens: z.number().optional(),
   predicted: z.boolean().optional(),

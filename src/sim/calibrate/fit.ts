@@ -2,7 +2,7 @@
  * Fit the calibration constants on the seed tables and the public tables together: minimise
  * Σ w·log²(pred/published) over the figures marked `fit`, by bounded coordinate descent in log space.
  *   npx tsx src/sim/calibrate/fit.ts [--seeds DIR] [--corpus FILE | --no-corpus] [--tables T01,seed 003]
- *     [--passes N] [--iters N] [--seed-weight W] [--write] [--loto] [--loto-only] [--loto-tables T06,T23] [--json FILE]
+ *     [--passes N] [--iters N] [--seed-weight W] [--prior-weight W] [--write] [--loto] [--loto-only] [--loto-tables T06,T23] [--json FILE]
  * --loto: leave one table out (each public table T01…T23 and each seed file): refit without it, predict it.
  * --loto-only: the same around the shipped DEFAULT_CALIBRATION (no full refit first).
  * Speed (evaluator.ts, replay.ts): every scenario is simulated once and then re-priced; open and multi-stream closed
@@ -38,12 +38,28 @@ const groupSizes = (pts: FitPoint[]): Map<string, number> => {
   return m;
 };
 
+export interface FitOptions {
+  iters?: number;
+  log?: (s: string) => void;
+  groupWeight?: (group: string) => number;
+  /** Weight of each constant's log-normal prior (σ = ln 2) against the figures' loss (default DEFAULT_PRIOR_WEIGHT). */
+  priorWeight?: number;
+}
+
+/**
+ * A constant twice its prior costs as much as one figure 26% off in a table of ~100 figures (each weighs 1/√n): enough
+ * to keep constants that one small table informs near their priors, small next to what a whole table says.
+ */
+export const DEFAULT_PRIOR_WEIGHT = 0.005;
+
 /** Bounded coordinate descent in log space (golden-section per coordinate). */
 export function fitCalibration(
   scenarios: SeedScenario[], start: Calibration,
-  opts: { passes?: number; iters?: number; only?: string[]; log?: (s: string) => void; evaluator?: Evaluator; groupWeight?: (group: string) => number } = {},
+  opts: FitOptions & { passes?: number; only?: string[]; evaluator?: Evaluator } = {},
 ): Calibration {
   const cal = withPriors(start);
+  const priors = withPriors(PRIORS);
+  const priorWeight = opts.priorWeight ?? DEFAULT_PRIOR_WEIGHT;
   const ev = opts.evaluator ?? new Evaluator();
   const params = buildCorpusParams(scenarios).filter((p) => !opts.only || opts.only.includes(p.key));
   const fitScen = scenarios.filter((s) => s.metrics.some((m) => m.role === 'fit'));
@@ -53,9 +69,11 @@ export function fitCalibration(
     if (pass > 0) ev.refresh(fitScen, cal);
     for (const p of params) {
       const sub = fitScen.filter(p.affects);
+      // The prior as a log-normal penalty (σ = ln 2): a constant that few figures inform stays near its physical prior.
+      const x0Prior = Math.log(p.get(priors));
       const f = (x: number): number => {
         p.set(cal, Math.exp(x));
-        return weightedLoss(ev.points(sub, cal), sizes, opts.groupWeight);
+        return weightedLoss(ev.points(sub, cal), sizes, opts.groupWeight) + priorWeight * ((x - x0Prior) / Math.LN2) ** 2;
       };
       const x0 = Math.log(p.get(cal));
       const width = pass === 0 ? Math.log(p.hi / p.lo) : Math.log(p.hi / p.lo) / 3;
@@ -126,7 +144,7 @@ export function printErrorTable(title: string, t: ErrorTable, out: (s: string) =
  */
 export function leaveOneTableOut(
   scenarios: SeedScenario[], cal: Calibration, ev: Evaluator,
-  opts: { iters?: number; groups?: string[]; log?: (s: string) => void; groupWeight?: (group: string) => number } = {},
+  opts: FitOptions & { groups?: string[] } = {},
 ): FitPoint[] {
   const all: FitPoint[] = [];
   for (const group of [...new Set(scenarios.map((s) => s.group ?? s.table))].sort()) {
@@ -139,7 +157,7 @@ export function leaveOneTableOut(
     const heldParams = allParamsTouching(held, rest);
     for (const p of heldParams) if (!restKeys.has(p.key)) p.set(base, p.get(withPriors(PRIORS)));
     const refit = fitCalibration(rest, base, {
-      passes: 1, iters: opts.iters ?? 5, only: heldParams.map((p) => p.key), evaluator: ev, ...(opts.groupWeight ? { groupWeight: opts.groupWeight } : {}),
+      ...opts, log: undefined, passes: 1, iters: opts.iters ?? 5, only: heldParams.map((p) => p.key), evaluator: ev,
     });
     const pts = ev.points(held, refit, ['fit'], true);
     all.push(...pts);
@@ -170,6 +188,8 @@ async function main(): Promise<void> {
   // --seed-weight W: the seed files' figures weigh W times a public table's (default 1).
   const seedWeight = Number(arg('--seed-weight') ?? 1);
   const groupWeight = (g: string): number => (g.startsWith('seed') ? seedWeight : 1);
+  // --prior-weight W: how hard each constant is held to its prior (0: not at all).
+  const priorWeight = Number(arg('--prior-weight') ?? DEFAULT_PRIOR_WEIGHT);
   const log = (s: string): void => console.error(s);
   const out = (s: string): void => console.log(s);
   const start = withPriors(DEFAULT_CALIBRATION);
@@ -181,7 +201,7 @@ async function main(): Promise<void> {
   let cal = start;
   const report: Record<string, unknown> = { before: errorTable(before), beforePoints: before };
   if (!args.includes('--loto-only')) {
-    cal = fitCalibration(scenarios, start, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev, groupWeight });
+    cal = fitCalibration(scenarios, start, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev, groupWeight, priorWeight });
     cal.note = `fitted on data/seeds + data/public-tables (${new Date().toISOString().slice(0, 10)}), weighted Σlog² objective`;
     cal.fitted = fittedKeys(buildCorpusParams(scenarios));
     const after = ev.points(scenarios, cal, ['fit'], true);
@@ -194,7 +214,7 @@ async function main(): Promise<void> {
   if (args.includes('--loto') || args.includes('--loto-only')) {
     const t1 = performance.now();
     ev.refresh(scenarios, cal);
-    const pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, ...(arg('--loto-tables') ? { groups: arg('--loto-tables')?.split(',') } : {}) });
+    const pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, priorWeight, ...(arg('--loto-tables') ? { groups: arg('--loto-tables')?.split(',') } : {}) });
     printErrorTable('leave-one-table-out', errorTable(pts), out);
     report['loto'] = errorTable(pts);
     report['lotoPoints'] = pts;

@@ -98,6 +98,8 @@ export function buildParams(scenarios: SeedScenario[]): Param[] {
     add({ key: `${e}.etaMoe`, lo: 0.1, hi: 1, get: (c) => ec(c).etaMoe ?? c.etaMoe, set: (c, v) => { ec(c).etaMoe = v; }, affects: on }, n);
     add({ key: `${e}.moeBw`, lo: 0.2, hi: 1, get: (c) => ec(c).moeBw ?? 1, set: (c, v) => { ec(c).moeBw = v; }, affects: on }, n);
   }
+  // One shared exponent for how compute and memory time overlap inside a kernel (step-cost.ts): every row informs it.
+  add({ key: 'overlapP', lo: 1, hi: 3, get: (c) => c.overlapP ?? 2, set: (c, v) => { c.overlapP = v; }, affects: (s) => d(s) !== null }, known.length);
   const sharedMoe = (x: Described): boolean => x.moe && !moeEngines.has(x.eng);
   add({ key: 'etaMoe', lo: 0.1, hi: 1, get: (c) => c.etaMoe, set: (c, v) => { c.etaMoe = v; }, affects: (s) => { const x = d(s); return x !== null && sharedMoe(x); } }, count(sharedMoe));
   return params;

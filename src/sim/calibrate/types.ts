@@ -38,6 +38,11 @@ export interface Calibration {
   quant: Record<string, QuantCal>;
   /** Fused-MoE GEMM efficiency relative to dense GEMMs. */
   etaMoe: number;
+  /**
+   * p of the p-norm that joins a kernel's compute and memory times (absent: 2). 1 adds them, large p tends to the
+   * roofline's max: how well the GPU overlaps weight streaming with math in small-batch GEMMs.
+   */
+  overlapP?: number;
   /** Keys that were fitted on seed data (the rest are priors). */
   fitted: string[];
 }

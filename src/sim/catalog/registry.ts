@@ -1,7 +1,7 @@
 import { configError } from '../../core/errors.js';
 import { BUILTIN_HARDWARE, QUANT_NAMES, parseQuant } from './hardware.js';
 import { BUILTIN_MODELS } from './models.js';
-import type { HardwareSpec, ModelSpec, QuantName } from './types.js';
+import type { HardwareSpec, KvCacheDtype, ModelSpec, QuantName } from './types.js';
 
 /** Lookup key: case-insensitive, punctuation and spaces ignored ("A100 40G" = "a100-40g"). */
 export function catalogKey(name: string): string {
@@ -45,6 +45,11 @@ export interface ResolvedModel {
   spec: ModelSpec;
   /** Quantization implied by the name suffix (-AWQ, -GPTQ-Int8, ...), if any. */
   impliedQuant?: QuantName;
+  /**
+   * KV-cache type the checkpoint asks for: NVIDIA's ModelOpt FP8 checkpoints (`nvidia/…-FP8`) set
+   * `kv_cache_quant_algo: FP8`, which TensorRT-LLM and vLLM's `kv_cache_dtype=auto` follow.
+   */
+  impliedKvCacheDtype?: KvCacheDtype;
 }
 
 const QUANT_SUFFIX = /[-_](awq|gptq[-_]?int4|gptq[-_]?int8|gptq|fp8(?:[-_]dynamic)?|w4a16|int4|int8)$/i;
@@ -68,7 +73,7 @@ export function findModel(name: string): ResolvedModel {
   if (m?.[1]) {
     const base = lookupModel(bare.slice(0, m.index));
     const q = parseQuant(m[1]);
-    if (base && q) return { name: bare, spec: base, impliedQuant: q };
+    if (base && q) return { name: bare, spec: base, impliedQuant: q, ...(q === 'fp8' && /^\s*nvidia\//i.test(name) ? { impliedKvCacheDtype: 'fp8' as const } : {}) };
   }
   throw configError(
     `unknown model "${name}"`,

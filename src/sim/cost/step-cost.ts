@@ -37,7 +37,11 @@ const TAU_K = 4e-6; // fixed per-GEMM latency
 const TAU_A = 8e-6; // fixed attention kernel latency
 const ETA_A = 0.5; // attention FLOP efficiency
 
-const soft = (a: number, b: number): number => Math.sqrt(a * a + b * b);
+/**
+ * How far a kernel's compute and memory time overlap: the p-norm of the two (p = 2 by default; 1 adds them, ∞ is the
+ * roofline's max). Small-M GEMMs of short prefills sit between the two bounds; the calibration's `overlapP` fits p.
+ */
+const softP = (p: number) => (p === 2 ? (a: number, b: number): number => Math.sqrt(a * a + b * b) : (a: number, b: number): number => (a ** p + b ** p) ** (1 / p));
 
 /** Pure per-step cost model (research/simulator.md §3, §6.2b). Returns milliseconds. */
 export class StepCostModel {
@@ -64,6 +68,7 @@ export class StepCostModel {
   private readonly visionPerFlop: number;
   /** Host overhead included (false for pure-roofline what-ifs). */
   readonly withHost: boolean;
+  private readonly soft: (a: number, b: number) => number;
 
   constructor(
     model: ModelSpec, hw: HardwareSpec, tp: number, quant: QuantName, eng: EngineProfile, cal: Calibration,
@@ -123,6 +128,7 @@ export class StepCostModel {
     this.cSeq = pure ? 0 : ec.cSeqUs * 1e-6;
     this.overlap = eng.overlapHost;
     this.visionPerFlop = 1 / (tp * etaC * PK);
+    this.soft = softP(pure ? 2 : (cal.overlapP ?? 2));
   }
 
   /** Step duration in ms. */
@@ -138,6 +144,7 @@ export class StepCostModel {
 
   private compute(b: BatchSummary, out: StepCostBreakdown | null): number {
     // A speculative decode verifies its K drafts with its own token: K + 1 query tokens per sequence.
+    const soft = this.soft;
     const q = 1 + (b.specK ?? 0);
     let T = b.decodeSeqs * q;
     for (let i = 0; i < b.prefillCount; i++) T += b.prefillTokens[i] ?? 0;

@@ -34,6 +34,8 @@ export interface SimServerOptions {
   gpu: string;
   gpus: number;
   quant?: string;
+  /** KV-cache element type (auto | fp8 | int8); undefined: the model's implied one. */
+  kvCacheDtype?: string;
   host?: string;
   /** 0 = any free port. */
   port?: number;
@@ -83,7 +85,7 @@ export interface SimServer {
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? NO_FAULTS);
   const seed = options.seed ?? 1;
-  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs, ...(options.prefixCaching === false ? { prefixCaching: false } : {}), ...(options.specDecode ? { specDecode: options.specDecode } : {}) };
+  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, ...(options.kvCacheDtype !== undefined ? { kvCacheDtype: options.kvCacheDtype } : {}), seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs, ...(options.prefixCaching === false ? { prefixCaching: false } : {}), ...(options.specDecode ? { specDecode: options.specDecode } : {}) };
   const description = describeSimEngine(engineOpts);
   // After describeSimEngine, which reports an unknown engine together with any other bad option.
   const profile = findEngineProfile(options.engine);
