@@ -70,6 +70,7 @@ describe('calibration files', () => {
   it('round-trip: what is saved loads back equal, and predicts the same', () => {
     const cal = structuredClone(DEFAULT_CALIBRATION);
     (cal.hardware['H100'] as { etaM: number }).etaM = 0.5;
+    cal.overlapP = 1.7;
     cal.note = 'test fit';
     const file = join(root, 'cal.json');
     saveCalibrationFile(file, cal);

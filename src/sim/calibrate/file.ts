@@ -21,6 +21,7 @@ const calibrationSchema = z
     engines: z.record(z.string(), engine).optional(),
     quant: z.record(z.string(), quant).optional(),
     etaMoe: positive.optional(),
+    overlapP: z.number().min(1).max(8).optional(),
     fitted: z.array(z.string()).optional(),
   })
   .strict();
@@ -53,6 +54,7 @@ export function loadCalibrationFile(path: string): Calibration {
     engines: { ...structuredClone(base.engines), ...c.engines },
     quant: { ...structuredClone(base.quant), ...c.quant },
     etaMoe: c.etaMoe ?? base.etaMoe,
+    ...((c.overlapP ?? base.overlapP) !== undefined ? { overlapP: (c.overlapP ?? base.overlapP) as number } : {}),
     fitted: c.fitted ?? base.fitted,
   };
 }
