@@ -79,7 +79,7 @@ export async function predictCommand(
     ...(calibrated.report ? { calibration: calibrated.report } : {}),
     interrupted: false,
     notes: [
-      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed tables' : 'hardware constants fitted on the seed tables, engine host/API constants are priors (no published data for this engine)'}`,
+      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed and public tables' : 'hardware constants fitted on the seed and public tables, engine host/API constants are priors (no published data for this engine)'}`,
     ],
   };
   if (opts.out) {

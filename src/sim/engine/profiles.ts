@@ -102,7 +102,7 @@ export const ENGINE_PROFILES: EngineProfile[] = [
   {
     ...base, id: 'vllm-v1', name: 'vllm', wire: 'vllm', label: 'vLLM V1 (token budget, chunked prefill)', aliases: ['vllm', 'vllm-latest', 'vllm-0.8', 'vllm-0.10'],
     policy: 'mixed', maxNumSeqs: (hw) => (bigGpu(hw) ? 1024 : 256),
-    maxNumBatchedTokens: (_len, hw) => (bigGpu(hw) ? 8192 : 2048), overlapHost: true, calKey: 'vllm-v1', calibrated: false,
+    maxNumBatchedTokens: (_len, hw) => (bigGpu(hw) ? 8192 : 2048), overlapHost: true, calKey: 'vllm-v1', calibrated: true,
     prefixCaching: true,
   },
   {
@@ -159,7 +159,7 @@ export const ENGINE_PROFILES: EngineProfile[] = [
   {
     // MLC-LLM's OpenAI-compatible `mlc_llm serve` (continuous batching, 2048-token prefill chunks).
     ...base, id: 'mlc-llm', name: 'mlc-llm', wire: 'vllm', label: 'MLC-LLM serve (continuous batching)', aliases: ['mlc', 'mlc_llm', 'mlcllm'],
-    policy: 'mixed', maxNumSeqs: () => 128, maxNumBatchedTokens: () => 2048, overlapHost: false, calKey: 'mlc-llm', calibrated: false,
+    policy: 'mixed', maxNumSeqs: () => 128, maxNumBatchedTokens: () => 2048, overlapHost: false, calKey: 'mlc-llm', calibrated: true,
   },
   {
     ...base, id: 'ollama', name: 'ollama', wire: 'ollama', label: 'Ollama (llama.cpp, 4 parallel)', aliases: [],
