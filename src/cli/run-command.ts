@@ -268,7 +268,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
         live?.feed.stageStarted(i, spec.label, plannedStageCount(profileCfg));
       },
       onStageEnd: (s, r) => {
-        attachServerTelemetry(s, telemetry.summarize(s.index));
+        attachServerTelemetry(s, telemetry.summarize(s.index), setup.workload);
         progress.stageEnded(s);
         // Written after every row, so a crash loses at most the row in progress (and --resume restarts it).
         if (!r.interrupted) {

@@ -27,7 +27,7 @@ export function recomputeStage(
   const out = summarizeStage(result, context.options.slo);
   // What the run observed around the row, not from its requests: kept as it was.
   if (row.idleWait) out.idleWait = row.idleWait;
-  attachServerTelemetry(out, row.server);
+  attachServerTelemetry(out, row.server, result.spec.workload);
   return out;
 }
 

@@ -99,8 +99,11 @@ export interface StageSummary {
    * each, and the prefix-cache hit rate of first and later turns (from usage) — the later turns resend the history.
    */
   sessions?: { count: number; meanTurns: number; durationMs: Stats; prefixCacheHitRateFirstTurn?: number; prefixCacheHitRateLaterTurns?: number };
-  /** The server reported cached prompt tokens although the workload shares no prefix on purpose. */
-  unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number };
+  /**
+   * The server reported cached prompt tokens although the workload shares no prefix on purpose: per request in its
+   * usage, or (source 'server-metrics') only as a hit rate over the row in its own /metrics (requests: the row's).
+   */
+  unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number; source?: 'server-metrics' };
   /** retried: requests sent again on a fresh connection, not failures (absent = none). */
   requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number };
   /** Failed requests by error code; HTTP errors as `E_HTTP_STATUS:<status>`. */
@@ -272,7 +275,7 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
   }
   const cached = metrics.cachedTokens;
   const prompt = metrics.promptTokens?.mean ?? 0;
-  if (cached && cached.count > 0 && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > 0.05 * prompt * acc.ok) {
+  if (cached && cached.count > 0 && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > UNINTENDED_CACHE_SHARE * prompt * acc.ok) {
     summary.unintendedCache = { requests: cached.count, meanCachedTokens: cached.mean, shareOfPromptTokens: (cached.mean * cached.count) / (prompt * acc.ok) };
   }
   const warnings = steady && fig ? steadyWarnings(summary, w?.unsettled === true) : [];
@@ -323,13 +326,25 @@ function overloadReason(s: StageSummary, target: number, fig: ReturnType<typeof 
   return undefined;
 }
 
-/** A row whose requests did not report cached tokens takes the prefix-cache hit rate from the server's own /metrics. */
-export function attachServerTelemetry(s: StageSummary, server: ServerTelemetry | undefined): void {
+/** Above this share of prompt tokens served from cache, prompts that share nothing on purpose flag the row (‡). */
+const UNINTENDED_CACHE_SHARE = 0.05;
+
+/**
+ * A row whose requests did not report cached tokens takes the prefix-cache hit rate from the server's own /metrics.
+ * When the workload shares no prefix on purpose, a hit rate from the server's counters above 5% flags the row as
+ * served from cache (‡): most servers report no cached tokens per request unless asked (vLLM
+ * --enable-prompt-tokens-details), and an earlier run with the same --seed has sent the same prompts.
+ */
+export function attachServerTelemetry(s: StageSummary, server: ServerTelemetry | undefined, workload: { sharesPrefixes?: boolean }): void {
   if (!server) return;
   s.server = server;
   if (s.prefixCacheHitRate === undefined && server.prefixCacheHitRate !== undefined && server.prefixCacheSource) {
     s.prefixCacheHitRate = server.prefixCacheHitRate;
     s.prefixCacheSource = server.prefixCacheSource;
+    const prompt = s.metrics.promptTokens?.mean ?? 0;
+    if (!workload.sharesPrefixes && !s.unintendedCache && server.prefixCacheSource === 'server-counters' && server.prefixCacheHitRate > UNINTENDED_CACHE_SHARE && prompt > 0) {
+      s.unintendedCache = { requests: s.requests.ok, meanCachedTokens: server.prefixCacheHitRate * prompt, shareOfPromptTokens: server.prefixCacheHitRate, source: 'server-metrics' };
+    }
   }
 }
 

@@ -56,9 +56,11 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   if (cached.length > 0) {
     const list = cached.map((s) => {
       const c = s.unintendedCache as NonNullable<StageSummary['unintendedCache']>;
-      return `${s.label} (${c.requests} requests, mean ${c.meanCachedTokens.toFixed(0)} cached tokens, ${(100 * c.shareOfPromptTokens).toFixed(0)}% of prompt tokens)`;
+      return c.source === 'server-metrics'
+        ? `${s.label} (${(100 * c.shareOfPromptTokens).toFixed(0)}% of prompt tokens by the server's /metrics)`
+        : `${s.label} (${c.requests} requests, mean ${c.meanCachedTokens.toFixed(0)} cached tokens, ${(100 * c.shareOfPromptTokens).toFixed(0)}% of prompt tokens)`;
     });
-    out.push(`‡ WARNING: the server answered from its prefix cache although every prompt was unique at its start — TTFT is lower than for new prompts: ${list.join('; ')}`);
+    out.push(`‡ WARNING: the server answered from its prefix cache although every prompt was unique at its start — TTFT is lower than for new prompts (has it served this --seed's prompts before? restart it or pass another --seed): ${list.join('; ')}`);
   }
   const busy = rows.filter((s) => s.idleWait && !s.idleWait.idle);
   if (busy.length > 0) {

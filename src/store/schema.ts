@@ -75,7 +75,7 @@ const stage = z.object({
   stoppedEarly: z.string().optional(),
   steadyWarnings: z.array(z.string()).optional(),
   overload: z.string().optional(),
-  unintendedCache: z.object({ requests: z.number(), meanCachedTokens: z.number(), shareOfPromptTokens: z.number() }).optional(),
+  unintendedCache: z.object({ requests: z.number(), meanCachedTokens: z.number(), shareOfPromptTokens: z.number(), source: z.literal('server-metrics').optional() }).optional(),
   idleWait: z.object({ waitedS: z.number(), idle: z.boolean(), method: z.string() }).optional(),
   server: z
     .object({

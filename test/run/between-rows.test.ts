@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { readRunFolder } from '../helpers/run-folder.js';
 import { startSlotServer } from '../helpers/slot-server.js';
+import { startSimServer } from '../../src/sim/server/index.js';
 
 /**
  * Issue 19 items 2 and 3, against a server that behaves as llama.cpp's did: a prefix cache that reports
@@ -42,6 +43,29 @@ describe('rows that do not contaminate each other', () => {
       expect(again.stdout).toMatch(/‡ WARNING: the server answered from its prefix cache/);
     } finally {
       await server.close();
+    }
+  }, 240_000);
+
+  it('a server that reports no cached tokens per request (vLLM by default) is caught by its /metrics: the same --seed run twice is flagged ‡ the second time', async () => {
+    // The simulated vLLM V1 caches prefixes and, like vLLM without --enable-prompt-tokens-details, reports them only
+    // in /metrics (prefix_cache_hits/queries counters).
+    const sim = await startSimServer({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 5, modelTimeScale: 0.2 });
+    const once = (out: string) => runCli(['run', '--target', sim.url, '--profile', 'constant', '--rate', '4', '--max-seconds', '1', '--prompt-tokens', '256', '--output-tokens', '8', '--out', join(tmp, out), '--no-progress'], { timeoutMs: 120_000 });
+    try {
+      const first = await once('sim-fresh');
+      expect(first.code, first.stderr).toBe(0);
+      expect(readRunFolder(join(tmp, 'sim-fresh')).doc.stages.some((s) => s.unintendedCache)).toBe(false);
+      expect(first.stdout).not.toMatch(/‡/);
+
+      const again = await once('sim-again');
+      expect(again.code, again.stderr).toBe(0);
+      const row = readRunFolder(join(tmp, 'sim-again')).doc.stages[0];
+      expect(row?.unintendedCache).toMatchObject({ source: 'server-metrics' });
+      expect(row?.unintendedCache?.shareOfPromptTokens).toBeGreaterThan(0.5);
+      expect(again.stdout).toMatch(/asynchronous@4\.00 req\/sec ‡/);
+      expect(again.stdout).toMatch(/‡ WARNING: the server answered from its prefix cache .*pass another --seed.*by the server's \/metrics/);
+    } finally {
+      await sim.close();
     }
   }, 240_000);
 
