@@ -89,7 +89,9 @@ describe('run --shard + merge', () => {
     expect(m.code, m.stderr).toBe(0);
     const doc = JSON.parse(m.stdout) as Doc;
     const row = doc.stages[0] as StageSummary;
-    expect(row.overload).toBeUndefined();
+    // The merged schedule is not short of its rate (the shards' sends line up). Requests in flight may still grow when
+    // three CLIs and the server share a loaded 2-core CI machine (seen once: 1 → 6 in 3.2 s): that is measured, not merged.
+    expect(row.overload ?? '').not.toMatch(/^sent /);
     expect(Math.abs(row.sendRate - 15) / 15).toBeLessThan(0.02);
     const recs = records(merged);
     const perShard = shards.map((s) => records(s).length);
