@@ -8,7 +8,7 @@ import type { SimEngineOptions } from '../sim/create.js';
 import { loadCalibrationFile, saveCalibrationFile } from '../sim/calibrate/file.js';
 import { fitMeasuredRun, type FittedConstant } from '../sim/calibrate/run-fit.js';
 import { type ExplicitEngineFlags, simEngineForRun } from '../sim/calibrate/run-config.js';
-import { loadMeasuredRun, type MeasuredRun } from '../sim/calibrate/run-rows.js';
+import { loadMeasuredRun } from '../sim/calibrate/run-rows.js';
 import { type ErrorReport, formatErrors, scoreRun } from '../sim/calibrate/run-score.js';
 import { DEFAULT_RESULTS_DIR, resolveRun } from '../store/run-store.js';
 
@@ -67,14 +67,6 @@ function runDir(ref: string): string {
 }
 
 /**
- * The KV-cache type a measured run recorded: predict's engine description, or the context of a run against the
- * built-in simulator (a run against a real server records none: the model's implied type applies, or --kv-cache-dtype).
- */
-function recordedKvCacheDtype(run: MeasuredRun): string | undefined {
-  return (run.manifest.engine as { kvCacheDtype?: string } | undefined)?.kvCacheDtype ?? run.run.summary.context.kvCacheDtype;
-}
-
-/**
  * Applies the flags: loads or fits the constants, prints the error lines to `out`, and returns the engine options
  * the prediction should use (`undefined` report: no calibration flag was given, nothing changes).
  */
@@ -97,9 +89,8 @@ export function applyCalibrationFlags(
   if (fileCal) notes.push(`constants from ${cf.calibration}: ${fileCal.note}`);
 
   if (measured) {
-    // --kv-cache-dtype wins over what the run recorded (simEngineForRun reads neither).
-    const kvCacheDtype = defaults.kvCacheDtype ?? recordedKvCacheDtype(measured);
-    const base: SimEngineOptions = { ...simEngineForRun(measured, cf.explicit, defaults.seed), ...(kvCacheDtype ? { kvCacheDtype } : {}) };
+    // A typed --kv-cache-dtype (only then is it among the defaults) wins over what the run recorded.
+    const base = simEngineForRun(measured, { ...cf.explicit, ...(defaults.kvCacheDtype ? { kvCacheDtype: defaults.kvCacheDtype } : {}) }, defaults.seed);
     const fit = fitMeasuredRun(measured, { ...base, ...(fileCal ? { calibration: fileCal } : {}) });
     engine = fit.engine;
     for (const n of fit.notes) out.write(`note: ${n}\n`);

@@ -7,11 +7,10 @@ import { runBenchmark } from '../load/benchmark.js';
 import type { CapacitySettings } from '../load/capacity-types.js';
 import type { StageSummary } from '../metrics/summary.js';
 import { predictCapacity } from '../sim/capacity.js';
-import type { SimEngineOptions } from '../sim/create.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import type { Workload } from '../workload/types.js';
-import { engineOptions } from './space.js';
+import { engineOptions, jobEngineExtras } from './space.js';
 import type { CandidateShape, EvaluatedCapacity, LoadPoint, PlanJobSettings } from './types.js';
 
 /** Replicas added at most when the operating point misses the SLO the capacity search said it meets. */
@@ -21,11 +20,6 @@ const MAX_EXTRA_REPLICAS = 2;
 export function replicasFor(rate: number, capacityPerReplica: number): number {
   // A hair of tolerance so that 5 req/s over replicas of exactly 2.5 req/s is 2 replicas, not 3.
   return Math.max(1, Math.ceil(rate / capacityPerReplica - 1e-9));
-}
-
-/** What every candidate's engine options take from the job: the calibrated constants and the KV-cache type. */
-function jobEngineExtras(job: PlanJobSettings): Pick<SimEngineOptions, 'calibration' | 'kvCacheDtype'> {
-  return { ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.kvCacheDtype ? { kvCacheDtype: job.kvCacheDtype } : {}) };
 }
 
 export function planWorkload(job: PlanJobSettings): Workload {

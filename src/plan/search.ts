@@ -6,7 +6,7 @@ import type { SimEngineDescription } from '../sim/create.js';
 import type { RequestShape } from '../sim/limits.js';
 import { openLanes, type Lane } from './pool.js';
 import type { PriceTable } from './prices.js';
-import { checkShape, enumerateShapes, type SpaceAxes } from './space.js';
+import { checkShape, enumerateShapes, jobEngineExtras, type SpaceAxes } from './space.js';
 import type { CandidateShape, EvaluatedCapacity, PlanJobSettings } from './types.js';
 
 export interface SearchInput {
@@ -53,7 +53,7 @@ export function feasibleCost(c: SearchedCandidate): number | undefined {
 
 export async function searchPlan(input: SearchInput, lanesOverride?: Lane[]): Promise<SearchOutput> {
   const { job, axes, prices } = input;
-  const extra = { ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.kvCacheDtype ? { kvCacheDtype: job.kvCacheDtype } : {}) };
+  const extra = jobEngineExtras(job);
   const candidates: SearchedCandidate[] = enumerateShapes(axes).map((shape, index) => {
     const price = prices.perGpuHour[shape.gpu] as number;
     const c: SearchedCandidate = { index, shape, gpuHourPrice: price, replicaCostPerHour: price * shape.gpus };

@@ -9,7 +9,7 @@ import { findHardware, findModel, findQuant, listHardware } from '../sim/catalog
 import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
 import { checkRequestFits, type RequestShape } from '../sim/limits.js';
 import { kvCacheUnsupported } from './kv-cache-launch.js';
-import type { CandidateShape } from './types.js';
+import type { CandidateShape, PlanJobSettings } from './types.js';
 
 /** Tensor-parallel sizes searched by default. */
 export const DEFAULT_TP = [1, 2, 4, 8] as const;
@@ -79,6 +79,11 @@ export function engineOptions(model: string, shape: CandidateShape, extra: Parti
   // A model named with its quantization suffix keeps it; passing it again would be refused as a mismatch.
   const implied = findModel(model).impliedQuant;
   return { engine: shape.engine, model, gpu: shape.gpu, gpus: shape.gpus, ...(implied ? {} : { quant: shape.quant }), ...extra };
+}
+
+/** What every candidate's engine options take from the job: the calibrated constants and the KV-cache type. */
+export function jobEngineExtras(job: PlanJobSettings): Pick<SimEngineOptions, 'calibration' | 'kvCacheDtype'> {
+  return { ...(job.calibration ? { calibration: job.calibration } : {}), ...(job.kvCacheDtype ? { kvCacheDtype: job.kvCacheDtype } : {}) };
 }
 
 export type Feasibility = { ok: true; resolved: ResolvedSimEngine } | { ok: false; reason: string };

@@ -80,9 +80,8 @@ export function corpusEngine(row: Pick<CorpusRow, 'engine' | 'engineVersion'>): 
 /** Weight quantization and KV-cache type of a row, from its quant column and the model id's suffix. */
 export function corpusQuant(row: Pick<CorpusRow, 'quant' | 'model'>): { quant: QuantName; kvCacheDtype: KvCacheDtype } {
   const q = row.quant.toLowerCase();
-  // NVIDIA's ModelOpt FP8 checkpoints (nvidia/*-FP8) carry `kv_cache_quant_algo: FP8` in hf_quant_config.json, so
-  // TensorRT-LLM (and vLLM's kv_cache_dtype auto) keep their KV cache in FP8 although the table names only the weights.
-  const kvCacheDtype: KvCacheDtype = /fp8 kv/.test(q) || (/modelopt/.test(q) && /\bfp8\b/.test(q)) ? 'fp8' : /kv cache int8/.test(q) ? 'int8' : 'auto';
+  // NVIDIA's ModelOpt checkpoints (nvidia/…-FP8, T03) need nothing here: the catalog implies their FP8 KV cache from the name.
+  const kvCacheDtype: KvCacheDtype = /fp8 kv/.test(q) ? 'fp8' : /kv cache int8/.test(q) ? 'int8' : 'auto';
   let quant: QuantName = q.startsWith('bf16') || q.includes('bf16 presumed') ? 'bf16' : 'fp16';
   if (/\bfp8\b/.test(q)) quant = 'fp8';
   else if (/gptq-?int4/.test(q)) quant = 'gptq-int4';

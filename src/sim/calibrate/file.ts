@@ -48,13 +48,14 @@ export function loadCalibrationFile(path: string): Calibration {
   }
   const c = parsed.data;
   const base = DEFAULT_CALIBRATION;
+  const overlapP = c.overlapP ?? base.overlapP;
   return {
     note: c.note ?? `${path}`,
     hardware: { ...structuredClone(base.hardware), ...c.hardware },
     engines: { ...structuredClone(base.engines), ...c.engines },
     quant: { ...structuredClone(base.quant), ...c.quant },
     etaMoe: c.etaMoe ?? base.etaMoe,
-    ...((c.overlapP ?? base.overlapP) !== undefined ? { overlapP: (c.overlapP ?? base.overlapP) as number } : {}),
+    ...(overlapP !== undefined ? { overlapP } : {}),
     fitted: c.fitted ?? base.fitted,
   };
 }

@@ -148,6 +148,7 @@ export function leaveOneTableOut(
   opts: FitOptions & { groups?: string[] } = {},
 ): FitPoint[] {
   const all: FitPoint[] = [];
+  const priors = withPriors(PRIORS);
   for (const group of [...new Set(scenarios.map((s) => s.group ?? s.table))].sort()) {
     if (opts.groups && !opts.groups.includes(group)) continue;
     const t0 = performance.now();
@@ -156,7 +157,7 @@ export function leaveOneTableOut(
     const restKeys = new Set(buildCorpusParams(rest).map((p) => p.key));
     const base = withPriors(cal);
     const heldParams = allParamsTouching(held, rest);
-    for (const p of heldParams) if (!restKeys.has(p.key)) p.set(base, p.get(withPriors(PRIORS)));
+    for (const p of heldParams) if (!restKeys.has(p.key)) p.set(base, p.get(priors));
     const refit = fitCalibration(rest, base, {
       ...opts, log: undefined, passes: 1, iters: opts.iters ?? 5, only: heldParams.map((p) => p.key), evaluator: ev,
     });

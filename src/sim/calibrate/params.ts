@@ -79,7 +79,7 @@ export function buildParams(scenarios: SeedScenario[]): Param[] {
     add({ key: `${e}.c0Ms`, lo: 0.2, hi: 12, get: (c) => ec(c).c0Ms, set: (c, v) => { ec(c).c0Ms = v; }, affects: on }, n);
     add({ key: `${e}.cSeqUs`, lo: 2, hi: 400, get: (c) => ec(c).cSeqUs, set: (c, v) => { ec(c).cSeqUs = v; }, affects: on }, n);
     // In-process benchmarks have no API time: only served rows inform tApiMs.
-    const served = (s: SeedScenario) => on(s) && s.engine.inProcess !== true;
+    const served = (s: SeedScenario) => on(s) && d(s)?.served === true;
     add({ key: `${e}.tApiMs`, lo: 0.5, hi: 40, get: (c) => ec(c).tApiMs, set: (c, v) => { ec(c).tApiMs = v; }, affects: served }, count((x) => x.eng === e && x.served));
   }
   for (const q of new Set(known.map((x) => x.quant).filter((x) => x !== ''))) {

@@ -16,6 +16,7 @@ export interface ExplicitEngineFlags {
   gpu?: string;
   gpus?: number;
   quant?: string;
+  kvCacheDtype?: string;
 }
 
 const known = (f: () => unknown): boolean => {
@@ -48,6 +49,8 @@ export function simEngineForRun(run: MeasuredRun, flags: ExplicitEngineFlags, se
     throw configError(`${name} does not say which GPU it ran on`, `pass --gpu (${listHardware().join(', ')}), and --gpus N for tensor parallelism`);
   }
   const quant = flags.quant ?? rec.quant ?? context.quant;
+  // predict's engine description or a built-in-simulator run's context; a real server's run records none.
+  const kvCacheDtype = flags.kvCacheDtype ?? rec.kvCacheDtype ?? context.kvCacheDtype;
   return {
     engine,
     model,
@@ -55,6 +58,8 @@ export function simEngineForRun(run: MeasuredRun, flags: ExplicitEngineFlags, se
     gpus: flags.gpus ?? rec.gpus ?? context.gpus ?? 1,
     // A model whose name implies its quantization is given as it was recorded; fp16 is the default anyway.
     ...(quant !== undefined && quant !== 'fp16' ? { quant } : {}),
+    // Given only where it differs from what the model implies (auto, or fp8 for nvidia/…-FP8), as quant is.
+    ...(kvCacheDtype !== undefined && kvCacheDtype !== (findModel(model).impliedKvCacheDtype ?? 'auto') ? { kvCacheDtype } : {}),
     ...(seed !== undefined ? { seed } : {}),
   };
 }

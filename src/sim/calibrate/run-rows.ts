@@ -37,7 +37,7 @@ export interface ManifestInfo {
   command?: string;
   options?: ManifestOptions;
   /** `predict` runs: the simulated engine's description. */
-  engine?: { engine?: string; model?: string; gpu?: string; gpus?: number; quant?: string };
+  engine?: { engine?: string; model?: string; gpu?: string; gpus?: number; quant?: string; kvCacheDtype?: string };
 }
 
 /** One measured row and the stage that reproduces its load. */
