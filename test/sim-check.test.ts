@@ -11,7 +11,7 @@ import { buildParams, MIN_ROWS } from '../src/sim/calibrate/params.js';
 import { PRIORS } from '../src/sim/calibrate/priors.js';
 import { recordReplay, replaySummary } from '../src/sim/calibrate/replay.js';
 import { resolveSimEngine } from '../src/sim/create.js';
-import { simulateScenario } from '../src/sim/seed-compare.js';
+import { simulateScenario, startableEngine } from '../src/sim/seed-compare.js';
 import { runCli } from './helpers/cli.js';
 
 const rows = loadCorpus();
@@ -31,6 +31,26 @@ describe('public tables as simulator scenarios', () => {
     const mean = items.reduce((a, b) => a + b, 0) / items.length;
     expect(mean).toBeGreaterThan(180);
     expect(mean).toBeLessThan(280);
+  });
+
+  it('a vLLM deployment that would not start at the full context is simulated at the largest context that starts', () => {
+    // Qwen2.5-32B bf16 on one A100-80GB: the profiling prefill of a 32k context leaves no KV cache, so vLLM refuses to
+    // start there; Qwen's speed table measured it, so its context was lower.
+    const full = { engine: 'vllm-v0', model: 'Qwen2.5-32B-Instruct', gpu: 'A100-80GB', gpus: 1 };
+    expect(() => resolveSimEngine(full)).toThrow(/does not fit/);
+    const started = startableEngine(full, 6144 + 2048);
+    expect(started.maxModelLen).toBeGreaterThanOrEqual(8192);
+    const d = resolveSimEngine(started).description;
+    expect(d.kvTokens).toBeGreaterThanOrEqual(d.maxModelLen);
+    // Those rows are simulated now, not skipped.
+    const { scenarios, skipped } = corpusScenarios(pick([693, 717]));
+    expect(skipped).toEqual([]);
+    expect(scenarios.every((s) => Number.isFinite(simulateScenario(s).outTokPerS))).toBe(true);
+    // A configuration that starts as it is, and an engine that lowers its context itself (TGI), keep their options.
+    const fits = { engine: 'vllm-v0', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1 };
+    expect(startableEngine(fits, 640)).toBe(fits);
+    const tgi = { engine: 'tgi', model: 'Qwen2-72B-Instruct', gpu: 'L20-48GB', gpus: 4 };
+    expect(startableEngine(tgi, 640)).toBe(tgi);
   });
 
   it('a replayed schedule reproduces the full simulation under another calibration', () => {

@@ -4,6 +4,8 @@ import type { Workload } from '../workload/types.js';
 import type { Calibration } from './calibrate/types.js';
 import { type ResolvedSimEngine, type SimEngineOptions, resolveSimEngine } from './create.js';
 import { deriveModel } from './catalog/models.js';
+import { findModel } from './catalog/index.js';
+import { findEngineProfile } from './engine/profiles.js';
 import type { SeedGridTable, SeedSweepTable, SeedTable } from './seeds.js';
 import { runVirtualStage } from './virtual-runner.js';
 
@@ -116,6 +118,34 @@ export function summarizeRecords(records: RequestRecord[]): StageSummary {
   };
 }
 
+/**
+ * A published vLLM deployment ran, so its max_model_len let vLLM start: where the model's full context does not
+ * fit the KV cache (vLLM refuses to start then, limits.ts), the publisher lowered it. The largest power of two
+ * that starts and still holds `need` tokens is assumed (a smaller context also shrinks V0's profiling prefill
+ * and so leaves more memory to the KV cache). Other engines, and configurations that start as they are, keep
+ * their options.
+ */
+export function startableEngine(engine: SimEngineOptions, need: number): SimEngineOptions {
+  const profile = findEngineProfile(engine.engine);
+  if (profile.wire !== 'vllm' && profile.wire !== 'vllm-legacy') return engine;
+  // KV tokens at a context length; 0 where the weights and the profiling prefill leave no room at all.
+  const kvTokens = (e: SimEngineOptions): { kv: number; len: number } => {
+    try {
+      const d = resolveSimEngine(e).description;
+      return { kv: d.kvTokens, len: d.maxModelLen };
+    } catch {
+      return { kv: 0, len: e.maxModelLen ?? findModel(e.model).spec.maxModelLen };
+    }
+  };
+  const at = kvTokens(engine);
+  if (at.kv >= at.len) return engine;
+  for (let len = 2 ** Math.floor(Math.log2(at.len - 1)); len >= Math.max(need, 1024); len /= 2) {
+    const e = { ...engine, maxModelLen: len };
+    if (kvTokens(e).kv >= len) return e;
+  }
+  return engine;
+}
+
 export function seedEngineName(engine: string, version?: string): string {
   const e = engine.toLowerCase();
   if (e.startsWith('vllm')) return version && /^0\.[0-3]\./.test(`${version}.`) ? 'vllm-0.2' : 'vllm-v0';
@@ -127,7 +157,8 @@ export function seedEngineName(engine: string, version?: string): string {
 
 function gridScenarios(t: SeedGridTable, cal?: Calibration): SeedScenario[] {
   const engineName = seedEngineName(t.engine, t.engineVersion);
-  const engine: SimEngineOptions = { engine: engineName, model: t.model, gpu: t.gpu, gpus: t.gpus, ...(cal ? { calibration: cal } : {}) };
+  const need = Math.max(...t.rows.map((r) => r.inputLen + r.outputLen));
+  const engine = startableEngine({ engine: engineName, model: t.model, gpu: t.gpu, gpus: t.gpus, ...(cal ? { calibration: cal } : {}) }, need);
   const maxLen = resolveSimEngine(engine).description.maxModelLen;
   const table = `${t.model} ${t.gpus}x${t.gpu} ${t.engine} ${t.engineVersion ?? ''}`.trim();
   const out: SeedScenario[] = [];
@@ -159,9 +190,9 @@ function gridScenarios(t: SeedGridTable, cal?: Calibration): SeedScenario[] {
 }
 
 function sweepScenarios(t: SeedSweepTable, cal?: Calibration): SeedScenario[] {
-  const engine: SimEngineOptions = {
+  const engine = startableEngine({
     engine: seedEngineName(t.engine), model: t.model, gpu: t.gpu, gpus: t.gpus, ...(cal ? { calibration: cal } : {}),
-  };
+  }, t.promptTokens + t.outputTokens);
   const table = `${t.model} ${t.gpus}x${t.gpu} ${t.engine}`;
   const wl = fixedWorkload(t.promptTokens, t.outputTokens);
   // A loaded TTFT below the prefill compute floor (all GPUs at datasheet peak) means prefix-cache hits

@@ -10,7 +10,7 @@ import { configError } from '../../core/errors.js';
 import type { StageSpec } from '../../load/types.js';
 import type { Workload } from '../../workload/types.js';
 import { findModel } from '../catalog/registry.js';
-import type { MetricFamily, SeedMetric, SeedScenario, StageSummary } from '../seed-compare.js';
+import { type MetricFamily, type SeedMetric, type SeedScenario, type StageSummary, startableEngine } from '../seed-compare.js';
 import type { SimEngineOptions } from '../create.js';
 import {
   type CorpusRow, corpusEngine, corpusGpu, corpusModelName, corpusQuant, corpusTableId,
@@ -132,13 +132,15 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
   const lambda = table === 'T19' || table === 'T20';
   const lenNeeded = (r.inputTokens ?? 0) + (r.outputTokens ?? 0);
   const maxModelLen = lambda ? (r.workload.maxModelLen ?? CORPUS_ASSUMPTIONS.lambdaMaxModelLen) : Math.max(spec.maxModelLen, lenNeeded);
-  const engine: SimEngineOptions = {
+  const options: SimEngineOptions = {
     engine: engineName, model, gpu: corpusGpu(r), gpus: r.tp, quant, maxModelLen,
     ...(kvCacheDtype !== 'auto' ? { kvCacheDtype } : {}),
     // TensorRT-LLM's perf tables: kv_cache_free_gpu_mem_fraction 0.95.
     ...(table === 'T01' || table === 'T03' ? { gpuMemoryUtilization: 0.95 } : {}),
     ...(inProcess(table, r) ? { inProcess: true } : {}),
   };
+  // Lambda states its --max-model-len; elsewhere a vLLM deployment that ran had a context that let it start.
+  const engine = lambda ? options : startableEngine(options, lenNeeded);
   const n = r.workload.numRequests;
   let workload: Workload;
   if (r.inputTokens !== null && r.outputTokens !== null) workload = fixed(r.inputTokens, r.outputTokens);

@@ -154,7 +154,7 @@ export const ENGINE_PROFILES: EngineProfile[] = [
   {
     // The same TensorRT-LLM engine behind Triton's tensorrtllm_backend (its generate_stream API).
     ...base, id: 'triton', name: 'triton', wire: 'triton', label: 'Triton / TensorRT-LLM (in-flight batching)', aliases: ['triton-trtllm', 'tensorrtllm-backend'],
-    policy: 'mixed', maxNumSeqs: () => 256, maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'trtllm', calibrated: true,
+    policy: 'mixed', maxNumSeqs: (hw) => (hw.memGiB >= 70 ? 2048 : 256), maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'trtllm', calibrated: true,
   },
   {
     // MLC-LLM's OpenAI-compatible `mlc_llm serve` (continuous batching, 2048-token prefill chunks).
