@@ -152,7 +152,9 @@ export const ENGINE_PROFILES: EngineProfile[] = [
     reserveFullOutput: true, overlapHost: true, calKey: 'trtllm', calibrated: true, kvFreeFraction: 0.9,
   },
   {
-    // The same TensorRT-LLM engine behind Triton's tensorrtllm_backend (its generate_stream API).
+    // The same TensorRT-LLM engine behind Triton's tensorrtllm_backend (its generate_stream API). Engines built by
+    // `trtllm-bench build` (as NVIDIA's perf overview builds them) get a runtime batch of thousands (its example
+    // prints "Max Runtime Batch Size: 4096"): 2048 on ≥70 GiB GPUs as for trtllm-serve, 256 below.
     ...base, id: 'triton', name: 'triton', wire: 'triton', label: 'Triton / TensorRT-LLM (in-flight batching)', aliases: ['triton-trtllm', 'tensorrtllm-backend'],
     policy: 'mixed', maxNumSeqs: (hw) => (hw.memGiB >= 70 ? 2048 : 256), maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'trtllm', calibrated: true,
   },
