@@ -1,6 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadCalibrationFile } from '../src/sim/calibrate/file.js';
 import { DEFAULT_CALIBRATION } from '../src/sim/calibrate/constants.js';
@@ -10,6 +12,7 @@ import { Evaluator } from '../src/sim/calibrate/evaluator.js';
 import { fitCalibration, fittedKeys, leaveOneTableOut } from '../src/sim/calibrate/fit.js';
 import { PRIORS } from '../src/sim/calibrate/priors.js';
 import { buildParams, withPriors } from '../src/sim/calibrate/params.js';
+import { shareGroups } from '../src/sim/calibrate/loto-jobs.js';
 import { recordReplay, replaySummary } from '../src/sim/calibrate/replay.js';
 import type { Calibration } from '../src/sim/calibrate/types.js';
 import { resolveSimEngine } from '../src/sim/create.js';
@@ -101,6 +104,25 @@ describe('leave one table out', () => {
     expect(pts).toHaveLength(fitted.length);
     expect(pts.every((p) => Number.isFinite(p.predicted) && p.predicted > 0)).toBe(true);
     expect(logs.map((l) => l.split(':')[0])).toEqual(['LOTO T22', 'LOTO T23']);
+  });
+
+  it('--jobs 2 shares the tables out over two child processes; on two small tables its figures are one process\'s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ib-loto-jobs-'));
+    const fit = (jobs: number): Promise<{ stdout: string }> => promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/sim/calibrate/fit.ts',
+      '--tables', 'T20,T23', '--loto-only', '--no-in-sample', '--loto-iters', '2',
+      '--jobs', String(jobs), '--json', join(dir, `j${jobs}.json`)], { timeout: 120_000 });
+    const [one, two] = await Promise.all([fit(1), fit(2)]);
+    const points = (jobs: number): Array<{ group: string; predicted: number }> =>
+      (JSON.parse(readFileSync(join(dir, `j${jobs}.json`), 'utf8')) as { lotoPoints: Array<{ group: string; predicted: number }> }).lotoPoints;
+    expect(points(2)).toHaveLength(19);
+    expect(points(2)).toEqual(points(1));
+    expect(new Set(points(2).map((p) => p.group))).toEqual(new Set(['T20', 'T23']));
+    expect(two.stdout).toContain('leave-one-table-out (2 jobs)');
+    const table = (out: string): string => out.slice(out.indexOf('| table |'), out.indexOf('\n', out.indexOf('| **all** |')));
+    expect(table(two.stdout)).toEqual(table(one.stdout));
+    // Larger tables first, each to the least-loaded list.
+    const sc = [...byId([first('T22', () => true)]), ...byId([first('T23', () => true)])];
+    expect(shareGroups(sc, ['T22', 'T23'], 4)).toHaveLength(2);
   });
 
   it('names fitted entries by their calibration key, dots in engine names included', () => {

@@ -27,24 +27,24 @@ const calibrationSchema = z
   .strict();
 
 /** Reads a calibration file; a missing, unreadable or malformed file is one line (exit 2). */
-export function loadCalibrationFile(path: string): Calibration {
+export function loadCalibrationFile(path: string, flag = '--calibration'): Calibration {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw configError(`--calibration ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'pass a file written by `inferbench predict --calibrate-from RUN --save-calibration FILE`');
+    throw configError(`${flag} ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'pass a file written by `inferbench predict --calibrate-from RUN --save-calibration FILE`');
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw configError(`--calibration ${path} is not valid JSON (${(err as Error).message.split('\n')[0]})`, 'pass a file written by --save-calibration');
+    throw configError(`${flag} ${path} is not valid JSON (${(err as Error).message.split('\n')[0]})`, 'pass a file written by --save-calibration');
   }
   const parsed = calibrationSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const at = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-    throw configError(`--calibration ${path} is not a calibration file (${issue?.message ?? 'invalid'}${at})`, 'expected {note, hardware, engines, quant, etaMoe, fitted} as --save-calibration writes it');
+    throw configError(`${flag} ${path} is not a calibration file (${issue?.message ?? 'invalid'}${at})`, 'expected {note, hardware, engines, quant, etaMoe, fitted} as --save-calibration writes it');
   }
   const c = parsed.data;
   const base = DEFAULT_CALIBRATION;

@@ -2,19 +2,24 @@
  * Fit the calibration constants on the seed tables and the public tables together: minimise
  * Σ w·log²(pred/published) over the figures marked `fit`, by bounded coordinate descent in log space.
  *   npx tsx src/sim/calibrate/fit.ts [--seeds DIR] [--corpus FILE | --no-corpus] [--tables T01,seed 003]
- *     [--passes N] [--iters N] [--seed-weight W] [--prior-weight W] [--write] [--loto] [--loto-only] [--loto-tables T06,T23] [--json FILE]
+ *     [--passes N] [--iters N] [--seed-weight W] [--prior-weight W] [--write] [--loto] [--loto-only] [--loto-tables T06,T23]
+ *     [--jobs N] [--from FILE] [--no-in-sample] [--json FILE]
  * --loto: leave one table out (each public table T01…T23 and each seed file): refit without it, predict it.
- * --loto-only: the same around the shipped DEFAULT_CALIBRATION (no full refit first).
+ * --loto-only: the same around the shipped DEFAULT_CALIBRATION (or --from FILE; no full refit first).
+ * --jobs N: leave-one-table-out over N child processes (the same figures, N cores). --no-in-sample: skip the first table.
  * Speed (evaluator.ts, replay.ts): every scenario is simulated once and then re-priced; open and multi-stream closed
  * loops through a surrogate re-recorded at the start of every pass. Reported figures come from full simulations.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isUserError } from '../../core/errors.js';
 import { type SeedScenario, seedScenarios } from '../seed-compare.js';
 import { parseSeedFile } from '../seeds.js';
 import { DEFAULT_CALIBRATION } from './constants.js';
 import { CORPUS_FILE, corpusScenarios, loadCorpus } from './corpus.js';
 import { Evaluator, type FitPoint, medianAbsPct, weightedLoss } from './evaluator.js';
+import { loadCalibrationFile } from './file.js';
+import { lotoInChildren, shareGroups } from './loto-jobs.js';
 import { buildParams as buildCorpusParams, type Param, withPriors } from './params.js';
 import { PRIORS } from './priors.js';
 import type { Calibration } from './types.js';
@@ -194,14 +199,20 @@ async function main(): Promise<void> {
   const priorWeight = Number(arg('--prior-weight') ?? DEFAULT_PRIOR_WEIGHT);
   const log = (s: string): void => console.error(s);
   const out = (s: string): void => console.log(s);
-  const start = withPriors(DEFAULT_CALIBRATION);
+  // --from FILE: start from a saved calibration (a --json report's `calibration`, or --save-calibration's file).
+  const from = arg('--from');
+  const start = withPriors(from ? loadCalibrationFile(from, '--from') : DEFAULT_CALIBRATION);
   const ev = new Evaluator();
-  const before = ev.points(scenarios, start, ['fit'], true);
-  printErrorTable('shipped DEFAULT_CALIBRATION, in sample', errorTable(before), out);
-  const failed = before.filter((p) => !Number.isFinite(p.predicted));
-  if (failed.length) out(`(${failed.length} figures the simulator cannot run: ${[...new Set(failed.map((p) => p.row))].join(', ')})`);
+  const report: Record<string, unknown> = {};
+  if (!args.includes('--no-in-sample')) {
+    const before = ev.points(scenarios, start, ['fit'], true);
+    printErrorTable(`${from ?? 'shipped DEFAULT_CALIBRATION'}, in sample`, errorTable(before), out);
+    const failed = before.filter((p) => !Number.isFinite(p.predicted));
+    if (failed.length) out(`(${failed.length} figures the simulator cannot run: ${[...new Set(failed.map((p) => p.row))].join(', ')})`);
+    report['before'] = errorTable(before);
+    report['beforePoints'] = before;
+  }
   let cal = start;
-  const report: Record<string, unknown> = { before: errorTable(before), beforePoints: before };
   if (!args.includes('--loto-only')) {
     cal = fitCalibration(scenarios, start, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev, groupWeight, priorWeight });
     cal.note = `fitted on data/seeds + data/public-tables (${new Date().toISOString().slice(0, 10)}), weighted Σlog² objective with log-normal priors (--prior-weight ${priorWeight})`;
@@ -215,9 +226,20 @@ async function main(): Promise<void> {
   }
   if (args.includes('--loto') || args.includes('--loto-only')) {
     const t1 = performance.now();
-    ev.refresh(scenarios, cal);
-    const pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, priorWeight, ...(arg('--loto-tables') ? { groups: arg('--loto-tables')?.split(',') } : {}) });
-    printErrorTable('leave-one-table-out', errorTable(pts), out);
+    const groups = arg('--loto-tables')?.split(',') ?? [...new Set(scenarios.map((s) => s.group ?? s.table))].sort();
+    // --jobs N: the tables left out are shared over N child processes (each table's refit is independent).
+    const jobs = Math.max(1, Math.floor(Number(arg('--jobs') ?? 1)) || 1);
+    let pts: FitPoint[];
+    if (jobs > 1) {
+      const passThrough = ['--seeds', '--corpus', '--tables', '--seed-weight', '--prior-weight', '--loto-iters']
+        .flatMap((k) => (arg(k) !== undefined ? [k, arg(k) as string] : []));
+      if (args.includes('--no-corpus')) passThrough.push('--no-corpus');
+      pts = await lotoInChildren(cal, shareGroups(scenarios, groups, jobs), { script: fileURLToPath(import.meta.url), passThrough, log });
+    } else {
+      ev.refresh(scenarios, cal);
+      pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, priorWeight, groups });
+    }
+    printErrorTable(`leave-one-table-out${jobs > 1 ? ` (${jobs} jobs)` : ''}`, errorTable(pts), out);
     report['loto'] = errorTable(pts);
     report['lotoPoints'] = pts;
     out(`leave-one-table-out: ${((performance.now() - t1) / 1000).toFixed(0)} s`);
@@ -232,4 +254,11 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // A user mistake (a --from file that is not a calibration, a --corpus that is not a table file) is one line, exit 2.
+  await main().catch((err: unknown) => {
+    if (!isUserError(err)) throw err;
+    console.error(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}`);
+    process.exit(2);
+  });
+}
