@@ -77,7 +77,7 @@ describe('run --workers', () => {
 });
 
 describe('run --shard + merge', () => {
-  it('three shards started together add up to the whole run: rate within 2%, counts add up, ids unique', async () => {
+  it('three shards started together add up to the whole run: rate within 2% or one send, counts add up, ids unique', async () => {
     const at = new Date(Date.now() + 3000).toISOString();
     const shards = [0, 1, 2].map((i) => join(dir, `shard-${i}`));
     const flags = [...args(), '--profile', 'constant', '--rate', '15', '--max-seconds', '3', '--start-at', at];
@@ -92,7 +92,8 @@ describe('run --shard + merge', () => {
     // The merged schedule is not short of its rate (the shards' sends line up). Requests in flight may still grow when
     // three CLIs and the server share a loaded 2-core CI machine (seen once: 1 → 6 in 3.2 s): that is measured, not merged.
     expect(row.overload ?? '').not.toMatch(/^sent /);
-    expect(Math.abs(row.sendRate - 15) / 15).toBeLessThan(0.02);
+    // Within 2% or one send of the ~3-s window (one of its ~45 sends is 2.2%; seen at 2.05% on a loaded CI machine).
+    expect(Math.abs(row.sendRate - 15)).toBeLessThanOrEqual(Math.max(0.02 * 15, 1 / row.durationS));
     const recs = records(merged);
     const perShard = shards.map((s) => records(s).length);
     expect(recs.length).toBe(perShard.reduce((x, y) => x + y, 0));
