@@ -6,7 +6,7 @@
  *     [--jobs N] [--from FILE] [--no-in-sample] [--json FILE]
  * --loto: leave one table out (each public table T01…T23 and each seed file): refit without it, predict it.
  * --loto-only: the same around the shipped DEFAULT_CALIBRATION (or --from FILE; no full refit first).
- * --jobs N: leave-one-table-out over N child processes (the same figures, N cores). --no-in-sample: skip the first table.
+ * --jobs N: leave-one-table-out over N child processes (N cores; a few figures move: loto-jobs.ts). --no-in-sample: skip the first table.
  * Speed (evaluator.ts, replay.ts): every scenario is simulated once and then re-priced; open and multi-stream closed
  * loops through a surrogate re-recorded at the start of every pass. Reported figures come from full simulations.
  */
