@@ -25,7 +25,7 @@ const first = (table: string, pred: (r: CorpusRow) => boolean): number => {
   if (!r) throw new Error(`no ${table} row`);
   return r.id;
 };
-const FIGURES = ['outTokPerS', 'ttftMs', 'ttftMedianMs', 'itlMs', 'latencyS', 'reqPerS'] as const;
+const FIGURES = ['outTokPerS', 'ttftMs', 'ttftMedianMs', 'itlMs', 'gapMeanMs', 'gapMedianMs', 'latencyS', 'reqPerS'] as const;
 
 /** The shipped constants with every engine 20% slower in its host and API time and every GPU 15% slower to stream. */
 function perturbed(): Calibration {
@@ -90,6 +90,32 @@ describe('replaying recorded schedules (closed loops with several streams, Poiss
     expect(ev.refresh([sc], other)).toBe(1);
     const again = ev.points([sc], other);
     expect(again.map((p) => p.predicted)).toEqual(full.map((p) => p.predicted));
+  });
+});
+
+describe('pooled inter-token gaps (ITL as benchmark_serving and LMDeploy print it)', () => {
+  // T19: 320 ShareGPT prompts at once on vLLM V0, whose prompt-first steps stall the running decodes.
+  const burst = byId([first('T19', (r) => r.gpuCount === 1)]);
+
+  it('a burst replay gives the full simulation\'s pooled gap median and mean under other constants (exact)', () => {
+    const sc = burst[0] as SeedScenario;
+    const rec = recordReplay(sc, withPriors(DEFAULT_CALIBRATION));
+    expect(rec.trace?.exact).toBe(true);
+    if (!rec.trace) return;
+    const other = perturbed();
+    const replayed = replaySummary(rec.trace, resolveSimEngine({ ...sc.engine, calibration: other }));
+    const full = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: other } });
+    for (const k of FIGURES) expect(replayed[k], k).toBeCloseTo(full[k], 6);
+  });
+
+  it('the median gap is a decode step, below the median request\'s ITL that prefill stalls inflate; T19 fits it', () => {
+    const sc = burst[0] as SeedScenario;
+    const full = simulateScenario({ ...sc, engine: { ...sc.engine, calibration: withPriors(DEFAULT_CALIBRATION) } });
+    expect(full.gapMedianMs).toBeLessThan(full.itlMedianMs * 0.9);
+    expect(full.gapMeanMs).toBeGreaterThan(full.gapMedianMs);
+    const itl = sc.metrics.find((m) => m.metric === 'ITL p50');
+    expect(itl?.role).toBe('fit');
+    expect(itl?.pick(full)).toBe(full.gapMedianMs);
   });
 });
 

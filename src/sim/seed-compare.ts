@@ -75,9 +75,15 @@ export interface StageSummary {
   itlMs: number;
   latPerTokenMs: number;
   latPerOutputTokenMs: number;
-  /** Medians over requests (sources that print p50s). */
+  /** Medians over requests (sources that print p50s); itlMedianMs is the median of per-request ITL (a TPOT p50). */
   ttftMedianMs: number;
   itlMedianMs: number;
+  /**
+   * Every gap between successive tokens of every request, pooled (what vLLM's benchmark_serving and LMDeploy call ITL):
+   * their mean (Σ(last − first token) / Σ(tokens − 1)) and their median (computed when first read).
+   */
+  gapMeanMs: number;
+  readonly gapMedianMs: number;
   /** (prompt + output tokens) per second over the stage. */
   totalTokPerS: number;
 }
@@ -87,7 +93,41 @@ const fixedWorkload = (prompt: number, output: number): Workload => ({
   item: () => ({ prompt: '', promptTokens: prompt, promptTokenSource: 'client-tokenizer', outputTokens: output }),
 });
 
-export function summarizeRecords(records: RequestRecord[]): StageSummary {
+/** Median of a multiset given as (value, count) pairs; NaN when empty. */
+export function weightedMedian(values: ArrayLike<number>, counts: ArrayLike<number>): number {
+  const idx = Array.from({ length: values.length }, (_, i) => i).filter((i) => (counts[i] as number) > 0);
+  idx.sort((a, b) => (values[a] as number) - (values[b] as number));
+  const n = idx.reduce((a, i) => a + (counts[i] as number), 0);
+  if (n === 0) return NaN;
+  // The elements at 0-based positions ⌊(n−1)/2⌋ and ⌊n/2⌋, averaged.
+  const at = (pos: number): number => {
+    let seen = 0;
+    for (const i of idx) {
+      seen += counts[i] as number;
+      if (pos < seen) return values[i] as number;
+    }
+    return NaN;
+  };
+  return (at((n - 1) >> 1) + at(n >> 1)) / 2;
+}
+
+/** Median of every chunk gap of these records (a typed-array sort; run only when the figure is read). */
+function pooledGapMedian(ok: RequestRecord[]): number {
+  let n = 0;
+  for (const r of ok) n += r.chunkGapsMs?.length ?? 0;
+  if (n === 0) return NaN;
+  const all = new Float64Array(n);
+  let o = 0;
+  for (const r of ok) for (const g of r.chunkGapsMs ?? []) all[o++] = g;
+  all.sort();
+  return ((all[(n - 1) >> 1] as number) + (all[n >> 1] as number)) / 2;
+}
+
+/**
+ * A stage's figures from its records. `gapMedian` computes the pooled median inter-token gap where the records carry
+ * no chunk gaps (the fit's replays); it runs only when `gapMedianMs` is read.
+ */
+export function summarizeRecords(records: RequestRecord[], gapMedian?: () => number): StageSummary {
   const ok = records.filter((r) => r.status === 'ok' && !r.warmup);
   const mean = (f: (r: RequestRecord) => number | undefined): number => {
     const v = ok.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x));
@@ -104,7 +144,15 @@ export function summarizeRecords(records: RequestRecord[]): StageSummary {
     const m = v.length >> 1;
     return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
   };
-  return {
+  let gapSum = 0;
+  let gaps = 0;
+  for (const r of ok) {
+    if (r.itlMs === undefined || !Number.isFinite(r.itlMs) || r.outputTokens < 2) continue;
+    gapSum += r.itlMs * (r.outputTokens - 1);
+    gaps += r.outputTokens - 1;
+  }
+  let gapMedianMs: number | undefined;
+  const summary: Omit<StageSummary, 'gapMedianMs'> = {
     reqPerS: ok.length / dur,
     outTokPerS: outTok / dur,
     latencyS: mean((r) => r.e2eMs) / 1000,
@@ -114,8 +162,14 @@ export function summarizeRecords(records: RequestRecord[]): StageSummary {
     latPerOutputTokenMs: mean((r) => (r.e2eMs ?? NaN) / r.requestedOutputTokens),
     ttftMedianMs: median((r) => r.ttftMs),
     itlMedianMs: median((r) => r.itlMs),
+    gapMeanMs: gaps > 0 ? gapSum / gaps : NaN,
     totalTokPerS: (outTok + promptTok) / dur,
   };
+  // Sorting every gap of a 3,000-request burst costs more than the rest of its summary: only the figures that use it pay.
+  return Object.defineProperty(summary, 'gapMedianMs', {
+    enumerable: true,
+    get: () => (gapMedianMs ??= gapMedian ? gapMedian() : pooledGapMedian(ok)),
+  }) as StageSummary;
 }
 
 /**

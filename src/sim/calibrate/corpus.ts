@@ -203,7 +203,8 @@ function rowMetrics(r: CorpusRow, lowLoad: boolean, saturated: boolean): SeedMet
   // TPOT (per request) is what the simulator's per-request ITL is; where both are printed, ITL (a mean over all gaps) is a check.
   const hasTpot = m.tpotMs !== undefined;
   add(median(st['tpotMs']) ? 'TPOT p50' : 'TPOT', 'ms', m.tpotMs, 'itl', median(st['tpotMs']) ? (s) => s.itlMedianMs : (s) => s.itlMs, true, statNote('tpotMs'));
-  add(median(st['itlMs']) ? 'ITL p50' : 'ITL', 'ms', m.itlMs, 'itl', median(st['itlMs']) ? (s) => s.itlMedianMs : (s) => s.itlMs, !hasTpot, statNote('itlMs'));
+  // ITL as benchmark_serving, TRT-LLM's and LMDeploy's benchmarks print it: over every gap between tokens, pooled.
+  add(median(st['itlMs']) ? 'ITL p50' : 'ITL', 'ms', m.itlMs, 'itl', median(st['itlMs']) ? (s) => s.gapMedianMs : (s) => s.gapMeanMs, !hasTpot, statNote('itlMs'));
   const outFamily: MetricFamily = saturated ? 'out-sat' : 'out';
   add('output tok/s', 'tok/s', m.outputTokPerS, outFamily, (s) => s.outTokPerS, true);
   const hasOut = m.outputTokPerS !== undefined;

@@ -85,6 +85,23 @@ export class Evaluator {
     return n;
   }
 
+  /**
+   * Record every scenario not yet recorded and re-record the surrogates, all under `cal`: leave-one-table-out starts
+   * from here, so its figures do not depend on which tables a process happened to refit first (fit.ts --jobs).
+   */
+  prime(scenarios: SeedScenario[], cal: Calibration): void {
+    const at = structuredClone(cal);
+    for (const sc of scenarios) {
+      const t = this.traces.get(sc);
+      if (t === null || t?.exact) continue;
+      try {
+        this.record(sc, at);
+      } catch {
+        this.traces.set(sc, null);
+      }
+    }
+  }
+
   /** Predicted vs published for the figures of the given roles (default: the fitted ones). */
   points(scenarios: SeedScenario[], cal: Calibration, roles: ReadonlyArray<string> = ['fit'], full = false): FitPoint[] {
     const out: FitPoint[] = [];

@@ -6,7 +6,8 @@
  *     [--jobs N] [--from FILE] [--no-in-sample] [--json FILE]
  * --loto: leave one table out (each public table T01…T23 and each seed file): refit without it, predict it.
  * --loto-only: the same around the shipped DEFAULT_CALIBRATION (or --from FILE; no full refit first).
- * --jobs N: leave-one-table-out over N child processes (N cores; a few figures move: loto-jobs.ts). --no-in-sample: skip the first table.
+ * --jobs N: leave-one-table-out over N child processes (N cores; every process first records all scenarios under the
+ * starting constants, so the split does not move a figure). --no-in-sample: skip the first table.
  * Speed (evaluator.ts, replay.ts): every scenario is simulated once and then re-priced; open and multi-stream closed
  * loops through a surrogate re-recorded at the start of every pass. Reported figures come from full simulations.
  */
@@ -236,7 +237,7 @@ async function main(): Promise<void> {
       if (args.includes('--no-corpus')) passThrough.push('--no-corpus');
       pts = await lotoInChildren(cal, shareGroups(scenarios, groups, jobs), { script: fileURLToPath(import.meta.url), passThrough, log });
     } else {
-      ev.refresh(scenarios, cal);
+      ev.prime(scenarios, cal);
       pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, priorWeight, groups });
     }
     printErrorTable(`leave-one-table-out${jobs > 1 ? ` (${jobs} jobs)` : ''}`, errorTable(pts), out);

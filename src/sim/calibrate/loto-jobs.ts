@@ -2,9 +2,8 @@
  * `fit.ts --loto --jobs N`: leave-one-table-out split over N child processes of fit.ts itself. Each table left out
  * is an independent refit, so the tables are shared out evenly (shareGroups), every child
  * starts from the same calibration (written to a file) and writes its figures as JSON; the parent merges them in
- * table order. The figures are close to one process's, not identical: the Evaluator records a scenario's surrogate
- * trace under the constants of its first use, which depend on the tables a process refitted before (measured over
- * all tables: 160 of 1,537 figures moved, by at most 4.8%).
+ * table order. Every process records all scenarios under that calibration before it leaves a table out
+ * (Evaluator.prime), so the figures do not depend on how the tables are shared out.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

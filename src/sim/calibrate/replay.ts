@@ -17,7 +17,7 @@ import type { StepCostModel, BatchSummary } from '../cost/step-cost.js';
 import { type ResolvedSimEngine, resolveSimEngine } from '../create.js';
 import type { RequestRecord } from '../../metrics/record.js';
 import { runVirtualStage } from '../virtual-runner.js';
-import { type SeedScenario, type StageSummary, summarizeRecords } from '../seed-compare.js';
+import { type SeedScenario, type StageSummary, summarizeRecords, weightedMedian } from '../seed-compare.js';
 import type { Calibration } from './types.js';
 
 interface ReplayRequest {
@@ -116,13 +116,77 @@ function retime(
 export function replaySummary(trace: ReplayTrace, r: ResolvedSimEngine): StageSummary {
   const dt = stepDurations(trace, r.config.cost);
   const { ingestMs, egressMs } = r.config;
-  if (trace.mode === 'open') return summarize(openRequests(trace, dt, ingestMs, egressMs));
+  if (trace.mode === 'open') return summarize(openRequests(trace, dt, ingestMs, egressMs), () => openGapMedian(trace, dt));
   const { stepEnd, sent } = retime(trace, dt, ingestMs, egressMs);
   const recs = trace.requests.map((q, j) => ({
     sent: sent[j] as number, first: (stepEnd[q.first] as number) + egressMs, end: (stepEnd[q.last] as number) + egressMs,
     out: q.outputTokens, prompt: q.promptTokens,
   }));
-  return summarize(recs);
+  return summarize(recs, () => gapMedian(trace, stepEnd));
+}
+
+const hasDecodes = (trace: ReplayTrace, k: number): boolean => (trace.steps[trace.offsets[k] as number] as number) > 0;
+
+/**
+ * The median of every inter-token gap, pooled over requests, from the step ends alone: a request emits its first
+ * token at step `first` and then one in every step with decodes up to `last` (every running sequence decodes in
+ * such a step; runs where this does not hold fail the check at recording and are simulated instead). At a decode
+ * step k whose previous decode step is k′, the requests that emitted at k′ or earlier decode steps see the gap
+ * end(k) − end(k′); those whose first token came in a prefill-only step p between them see end(k) − end(p).
+ */
+function gapMedian(trace: ReplayTrace, stepEnd: Float64Array): number {
+  const n = stepEnd.length;
+  const startsDecoding = new Int32Array(n + 1);
+  const firstsAt = new Int32Array(n);
+  for (const q of trace.requests) {
+    if (q.last <= q.first) continue;
+    startsDecoding[q.first + 1] = (startsDecoding[q.first + 1] as number) + 1;
+    startsDecoding[q.last + 1] = (startsDecoding[q.last + 1] as number) - 1;
+    firstsAt[q.first] = (firstsAt[q.first] as number) + 1;
+  }
+  const values: number[] = [];
+  const counts: number[] = [];
+  let active = 0;
+  let prevDecode = -1;
+  let pending: number[] = [];
+  for (let k = 0; k < n; k++) {
+    active += startsDecoding[k] as number;
+    if (hasDecodes(trace, k) && active > 0) {
+      let fresh = 0;
+      for (const p of pending) {
+        values.push((stepEnd[k] as number) - (stepEnd[p] as number));
+        counts.push(firstsAt[p] as number);
+        fresh += firstsAt[p] as number;
+      }
+      if (prevDecode >= 0 && active > fresh) {
+        values.push((stepEnd[k] as number) - (stepEnd[prevDecode] as number));
+        counts.push(active - fresh);
+      }
+      pending = [];
+      prevDecode = k;
+    } else if ((firstsAt[k] as number) > 0) {
+      pending.push(k);
+    }
+  }
+  return weightedMedian(values, counts);
+}
+
+/** Open loops (openRequests' per-request timelines): each request's gaps between the steps it emitted in. */
+function openGapMedian(trace: ReplayTrace, dt: Float64Array): number {
+  const gaps: number[] = [];
+  for (const q of trace.requests) {
+    let since = 0;
+    for (let k = q.first + 1; k <= q.last; k++) {
+      since += dt[k] as number;
+      if (hasDecodes(trace, k)) {
+        gaps.push(since);
+        since = 0;
+      }
+    }
+  }
+  if (!gaps.length) return NaN;
+  const all = Float64Array.from(gaps).sort();
+  return ((all[(all.length - 1) >> 1] as number) + (all[all.length >> 1] as number)) / 2;
 }
 
 /**
@@ -141,13 +205,13 @@ function openRequests(trace: ReplayTrace, dt: Float64Array, ingestMs: number, eg
   });
 }
 
-function summarize(recs: { sent: number; first: number; end: number; out: number; prompt: number }[]): StageSummary {
+function summarize(recs: { sent: number; first: number; end: number; out: number; prompt: number }[], gaps: () => number): StageSummary {
   const records = recs.map((q) => ({
     status: 'ok', warmup: false, sentAtMs: q.sent, endAtMs: q.end, outputTokens: q.out, promptTokens: q.prompt,
     requestedPromptTokens: q.prompt, requestedOutputTokens: q.out, ttftMs: q.first - q.sent, e2eMs: q.end - q.sent,
     ...(q.out > 1 ? { itlMs: (q.end - q.first) / (q.out - 1) } : {}),
   })) as unknown as RequestRecord[];
-  return summarizeRecords(records);
+  return summarizeRecords(records, gaps);
 }
 
 /** Which replay a scenario admits: request-limited stages without a window or an in-flight cap. */
