@@ -95,7 +95,7 @@ describe('replaying recorded schedules (closed loops with several streams, Poiss
 
 describe('pooled inter-token gaps (ITL as benchmark_serving and LMDeploy print it)', () => {
   // T19: 320 ShareGPT prompts at once on vLLM V0, whose prompt-first steps stall the running decodes.
-  const burst = byId([first('T19', (r) => r.gpuCount === 1)]);
+  const burst = byId([first('T19', (r) => r.tp === 1)]);
 
   it('a burst replay gives the full simulation\'s pooled gap median and mean under other constants (exact)', () => {
     const sc = burst[0] as SeedScenario;
