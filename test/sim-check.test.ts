@@ -53,6 +53,28 @@ describe('public tables as simulator scenarios', () => {
     expect(startableEngine(tgi, 640)).toBe(tgi);
   });
 
+  it('vLLM V0 above a 32K context prefills in 512-token chunks (0.5.4 on), so a 128K prompt fits; 0.4.x does not', () => {
+    const long = { engine: 'vllm-v0', model: 'Qwen2.5-32B-Instruct-AWQ', gpu: 'A100-80GB', gpus: 1, maxModelLen: 131072 };
+    const chunked = resolveSimEngine(long);
+    expect(chunked.profile.policy).toBe('mixed');
+    expect(chunked.profile.chunkedPrefill).toBe(true);
+    expect(chunked.description.maxNumBatchedTokens).toBe(512);
+    expect(chunked.description.kvTokens).toBeGreaterThanOrEqual(131072);
+    // Without it the profiling pass prefills the whole context and leaves a third of that to the KV cache.
+    const whole = resolveSimEngine({ ...long, chunkedPrefill: false });
+    expect(whole.profile.policy).toBe('prompt-first');
+    expect(whole.description.kvTokens).toBeLessThan(131072 / 2);
+    // At 32K and below the default is unchanged.
+    expect(resolveSimEngine({ ...long, maxModelLen: 32768 }).profile.policy).toBe('prompt-first');
+    // Qwen's speed table ran the 129,024-token prompt on 0.6.3 (simulated now); the 0.4.2 rows keep prompt-first.
+    const { scenarios } = corpusScenarios(pick([716]));
+    const s716 = scenarios[0];
+    expect(s716 && simulateScenario(s716).outTokPerS).toBeGreaterThan(5);
+    const t10 = corpusScenarios(pick(rows.filter((r) => r.tableGroup.startsWith('T10') && r.inputTokens === 129024).map((r) => r.id))).scenarios;
+    expect(t10.length).toBeGreaterThan(0);
+    expect(t10.every((sc) => sc.engine.chunkedPrefill === false)).toBe(true);
+  });
+
   it('a replayed schedule reproduces the full simulation under another calibration', () => {
     const { scenarios } = corpusScenarios(pick([...ids('T22', 1), ...ids('T09', 1)]));
     const burst = corpusScenarios(pick(ids('T20', 2))).scenarios;

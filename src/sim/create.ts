@@ -45,6 +45,11 @@ export interface SimEngineOptions {
   prefixCaching?: boolean;
   /** Speculative decoding: K draft tokens per decode step with this acceptance rate. */
   specDecode?: SpecDecode;
+  /**
+   * vLLM V0's chunked prefill (--enable-chunked-prefill): undefined = the release's default (on above a 32K context
+   * from 0.5.4 on); false = off, as in 0.4.x; true = on at any context. Engines without the option ignore it.
+   */
+  chunkedPrefill?: boolean;
 }
 
 /** Run metadata for manifests and /v1/models. */
@@ -94,7 +99,7 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
       return undefined;
     }
   };
-  const profile = attempt(() => findEngineProfile(opts.engine));
+  const baseProfile = attempt(() => findEngineProfile(opts.engine));
   const rm = attempt(() => findModel(opts.model));
   const hw = attempt(() => findHardware(opts.gpu));
   const explicitQuant = opts.quant === undefined ? undefined : attempt(() => findQuant(opts.quant as string));
@@ -112,12 +117,15 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   if (rm && Number.isInteger(tp) && rm.spec.heads % tp !== 0) {
     problems.push(`${rm.spec.heads} attention heads of ${rm.spec.name} cannot be split over ${tp} GPUs`);
   }
-  if (problems.length || !profile || !rm || !hw || !kvCacheDtype) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
+  if (problems.length || !baseProfile || !rm || !hw || !kvCacheDtype) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
   const quant: QuantName = explicitQuant ?? rm.impliedQuant ?? 'fp16';
   const cal = opts.calibration ?? DEFAULT_CALIBRATION;
   const contextLen = opts.maxModelLen ?? rm.spec.maxModelLen;
+  const chunk = baseProfile.longContextChunk;
+  const chunked = chunk !== undefined && (opts.chunkedPrefill ?? contextLen > chunk.above);
+  const profile: EngineProfile = chunked ? { ...baseProfile, policy: 'mixed', chunkedPrefill: true } : baseProfile;
   const maxNumSeqs = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
-  const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? profile.maxNumBatchedTokens(contextLen, hw, rm.spec, tp);
+  const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? (chunked ? chunk.tokens : profile.maxNumBatchedTokens(contextLen, hw, rm.spec, tp));
   const mem = planMemory(rm.spec, hw, tp, quant, {
     gpuMemoryUtilization: util, maxNumBatchedTokens, maxNumSeqs, kvCacheDtype,
     ...(profile.kvFreeFraction !== undefined ? { kvFreeFraction: opts.gpuMemoryUtilization ?? profile.kvFreeFraction } : {}),

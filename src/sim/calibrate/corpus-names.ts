@@ -59,6 +59,19 @@ export function corpusGpuWording(row: Pick<CorpusRow, 'gpu'>): string {
 }
 
 /**
+ * vLLM V0 releases before 0.5.4 never turn chunked prefill on by themselves (0.5.4 does above a 32K context:
+ * vllm-project/vllm#6666): false for them, undefined (the profile's default) otherwise.
+ */
+export function corpusChunkedPrefill(row: Pick<CorpusRow, 'engine' | 'engineVersion'>): false | undefined {
+  if (corpusEngine(row) !== 'vllm-v0') return undefined;
+  const m = /^0\.(\d+)\.(\d+)/.exec(row.engineVersion.trim());
+  if (!m) return undefined;
+  const minor = Number(m[1]);
+  const patch = Number(m[2]);
+  return minor < 5 || (minor === 5 && patch < 4) ? false : undefined;
+}
+
+/**
  * The engine profile for a row: TensorRT-LLM served by itself (trtllm-bench/-serve) or behind Triton;
  * vLLM by era (0.2 legacy; 0.4–0.6 V0; unstated versions: the current V1); SGLang; LMDeploy; MLC-LLM.
  */

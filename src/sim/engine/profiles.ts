@@ -65,6 +65,12 @@ export interface EngineProfile {
    * 16-token prompt blocks are shared by hash. `--no-prefix-caching` turns it off.
    */
   prefixCaching: boolean;
+  /**
+   * vLLM V0 from 0.5.4 on turns chunked prefill on by itself when the context exceeds `above` tokens (32K), so that
+   * its memory profiling pass does not prefill a whole context: scheduling is then mixed (decodes first, prompt
+   * chunks after) under `tokens` batched tokens (512). The `chunkedPrefill` engine option overrides the default.
+   */
+  longContextChunk?: { above: number; tokens: number };
 }
 
 const bigGpu = (hw: HardwareSpec): boolean => hw.memGiB >= 70 && !hw.name.startsWith('A100');
@@ -114,7 +120,7 @@ export const ENGINE_PROFILES: EngineProfile[] = [
   {
     ...base, id: 'vllm-v0', name: 'vllm-v0', wire: 'vllm', label: 'vLLM 0.4-0.6 (V0, CUDA graphs)', aliases: ['vllm-0.4', 'vllm-0.5', 'vllm-0.6', 'vllm-v0.6'],
     policy: 'prompt-first', maxNumSeqs: () => 256, maxNumBatchedTokens: (len) => Math.max(len, 2048),
-    calKey: 'vllm-v0', calibrated: true,
+    calKey: 'vllm-v0', calibrated: true, longContextChunk: { above: 32768, tokens: 512 },
   },
   {
     // TGI 3.x, the release the sim's HTTP API speaks (wire/tgi.ts). Its V3 router prefills a new chunk
