@@ -7,7 +7,7 @@ import { corpusScenarios, loadCorpus } from '../src/sim/calibrate/corpus.js';
 import type { CorpusRow } from '../src/sim/calibrate/corpus-names.js';
 import { Evaluator } from '../src/sim/calibrate/evaluator.js';
 import { fitCalibration } from '../src/sim/calibrate/fit.js';
-import { buildParams, MIN_ROWS } from '../src/sim/calibrate/params.js';
+import { buildParams, describeScenario, MIN_ROWS } from '../src/sim/calibrate/params.js';
 import { PRIORS } from '../src/sim/calibrate/priors.js';
 import { recordReplay, replaySummary } from '../src/sim/calibrate/replay.js';
 import { resolveSimEngine } from '../src/sim/create.js';
@@ -73,6 +73,20 @@ describe('public tables as simulator scenarios', () => {
     const t10 = corpusScenarios(pick(rows.filter((r) => r.tableGroup.startsWith('T10') && r.inputTokens === 129024).map((r) => r.id))).scenarios;
     expect(t10.length).toBeGreaterThan(0);
     expect(t10.every((sc) => sc.engine.chunkedPrefill === false)).toBe(true);
+  });
+
+  it('AWQ on vLLM 0.4.2 runs the legacy AWQ kernels, on 0.6.3 Marlin: their constants are fitted apart', () => {
+    const awq = (table: string) => corpusScenarios(rows.filter((r) => r.tableGroup.startsWith(table) && /awq/i.test(`${r.quant} ${r.model}`))).scenarios;
+    const old = awq('T10');
+    const marlin = awq('T09');
+    expect(old.length).toBeGreaterThan(3);
+    expect(marlin.length).toBeGreaterThan(3);
+    expect(old.every((sc) => describeScenario(sc)?.quant === 'legacy:awq')).toBe(true);
+    expect(marlin.every((sc) => describeScenario(sc)?.quant === 'modern:awq')).toBe(true);
+    // The legacy kernels are the slower ones: the same row decodes faster on Marlin's constants.
+    const sc = old[0] as (typeof old)[number];
+    const { quantKernels: _legacy, ...asMarlin } = sc.engine;
+    expect(simulateScenario({ ...sc, engine: asMarlin }).outTokPerS).toBeGreaterThan(simulateScenario(sc).outTokPerS * 1.1);
   });
 
   it('a replayed schedule reproduces the full simulation under another calibration', () => {

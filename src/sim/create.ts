@@ -50,6 +50,11 @@ export interface SimEngineOptions {
    * from 0.5.4 on); false = off, as in 0.4.x; true = on at any context. Engines without the option ignore it.
    */
   chunkedPrefill?: boolean;
+  /**
+   * Which quantized-GEMM kernels the engine runs: legacy (AWQ's own CUDA GEMM, vLLM before 0.5.3, TGI 1.x) or
+   * modern (Marlin and its successors); undefined = the engine profile's.
+   */
+  quantKernels?: 'legacy' | 'modern';
 }
 
 /** Run metadata for manifests and /v1/models. */
@@ -123,7 +128,11 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   const contextLen = opts.maxModelLen ?? rm.spec.maxModelLen;
   const chunk = baseProfile.longContextChunk;
   const chunked = chunk !== undefined && (opts.chunkedPrefill ?? contextLen > chunk.above);
-  const profile: EngineProfile = chunked ? { ...baseProfile, policy: 'mixed', chunkedPrefill: true } : baseProfile;
+  const profile: EngineProfile = {
+    ...baseProfile,
+    ...(chunked ? { policy: 'mixed' as const, chunkedPrefill: true } : {}),
+    ...(opts.quantKernels ? { quantFamily: opts.quantKernels } : {}),
+  };
   const maxNumSeqs = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
   const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? (chunked ? chunk.tokens : profile.maxNumBatchedTokens(contextLen, hw, rm.spec, tp));
   const mem = planMemory(rm.spec, hw, tp, quant, {

@@ -58,17 +58,30 @@ export function corpusGpuWording(row: Pick<CorpusRow, 'gpu'>): string {
   return row.gpu.replace(/\([^)]*\)/g, '').trim();
 }
 
+/** vLLM's minor and patch release numbers ("0.4.2" → [4, 2]); undefined for other text. */
+function vllmRelease(row: Pick<CorpusRow, 'engineVersion'>): [number, number] | undefined {
+  const m = /^0\.(\d+)\.(\d+)/.exec(row.engineVersion.trim());
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/**
+ * AWQ checkpoints on vLLM V0 before 0.5.3 run AWQ's own GEMM kernels (legacy, as vLLM 0.2 and TGI 1.x); from
+ * 0.5.3 on vLLM picks its Marlin AWQ kernels where the GPU has them.
+ */
+export function corpusQuantKernels(row: Pick<CorpusRow, 'engine' | 'engineVersion' | 'quant' | 'model'>): 'legacy' | undefined {
+  if (corpusEngine(row) !== 'vllm-v0' || corpusQuant(row).quant !== 'awq') return undefined;
+  const v = vllmRelease(row);
+  return v && (v[0] < 5 || (v[0] === 5 && v[1] < 3)) ? 'legacy' : undefined;
+}
+
 /**
  * vLLM V0 releases before 0.5.4 never turn chunked prefill on by themselves (0.5.4 does above a 32K context:
  * vllm-project/vllm#6666): false for them, undefined (the profile's default) otherwise.
  */
 export function corpusChunkedPrefill(row: Pick<CorpusRow, 'engine' | 'engineVersion'>): false | undefined {
   if (corpusEngine(row) !== 'vllm-v0') return undefined;
-  const m = /^0\.(\d+)\.(\d+)/.exec(row.engineVersion.trim());
-  if (!m) return undefined;
-  const minor = Number(m[1]);
-  const patch = Number(m[2]);
-  return minor < 5 || (minor === 5 && patch < 4) ? false : undefined;
+  const v = vllmRelease(row);
+  return v && (v[0] < 5 || (v[0] === 5 && v[1] < 4)) ? false : undefined;
 }
 
 /**
