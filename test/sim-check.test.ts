@@ -85,8 +85,21 @@ describe('public tables as simulator scenarios', () => {
     expect(marlin.every((sc) => describeScenario(sc)?.quant === 'modern:awq')).toBe(true);
     // The legacy kernels are the slower ones: the same row decodes faster on Marlin's constants.
     const sc = old[0] as (typeof old)[number];
-    const { quantKernels: _legacy, ...asMarlin } = sc.engine;
+    const { kernels: _legacy, ...asMarlin } = sc.engine;
     expect(simulateScenario({ ...sc, engine: asMarlin }).outTokPerS).toBeGreaterThan(simulateScenario(sc).outTokPerS * 1.1);
+  });
+
+  it('MoE on vLLM 0.4.2 (untuned fused-MoE kernels) takes the shared etaMoe; later vLLM V0 rows fit their own', () => {
+    const moe = corpusScenarios(rows.filter((r) => /57B-A14B/.test(r.model) && (r.tableGroup.startsWith('T10') || r.tableGroup.startsWith('T11')))).scenarios;
+    const later = corpusScenarios(rows.filter((r) => r.tableGroup.startsWith('T19') && /Mixtral/.test(r.model))).scenarios;
+    expect(moe.length).toBeGreaterThanOrEqual(3);
+    expect(moe.every((sc) => sc.engine.kernels === 'legacy')).toBe(true);
+    const params = buildParams([...moe, ...later]);
+    const own = params.find((p) => p.key === 'vllm-v0.etaMoe');
+    const shared = params.find((p) => p.key === 'etaMoe');
+    expect(moe.some((sc) => own?.affects(sc))).toBe(false);
+    expect(moe.every((sc) => shared?.affects(sc))).toBe(true);
+    expect(later.every((sc) => own?.affects(sc) && !shared?.affects(sc))).toBe(true);
   });
 
   it('a replayed schedule reproduces the full simulation under another calibration', () => {

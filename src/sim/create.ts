@@ -51,10 +51,12 @@ export interface SimEngineOptions {
    */
   chunkedPrefill?: boolean;
   /**
-   * Which quantized-GEMM kernels the engine runs: legacy (AWQ's own CUDA GEMM, vLLM before 0.5.3, TGI 1.x) or
-   * modern (Marlin and its successors); undefined = the engine profile's.
+   * Which generation of kernels the engine runs: legacy = quantized GEMMs of the quantization's own CUDA kernels (AWQ
+   * before vLLM 0.5.3, TGI 1.x) and fused-MoE kernels without tuned configurations (vLLM 0.4), whose MoE efficiency is
+   * the shared `etaMoe`; modern = Marlin and its successors, the engine's own fitted MoE constants. Undefined = the
+   * engine profile's.
    */
-  quantKernels?: 'legacy' | 'modern';
+  kernels?: 'legacy' | 'modern';
 }
 
 /** Run metadata for manifests and /v1/models. */
@@ -131,7 +133,7 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   const profile: EngineProfile = {
     ...baseProfile,
     ...(chunked ? { policy: 'mixed' as const, chunkedPrefill: true } : {}),
-    ...(opts.quantKernels ? { quantFamily: opts.quantKernels } : {}),
+    ...(opts.kernels ? { quantFamily: opts.kernels } : {}),
   };
   const maxNumSeqs = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
   const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? (chunked ? chunk.tokens : profile.maxNumBatchedTokens(contextLen, hw, rm.spec, tp));

@@ -5,6 +5,7 @@
  * notes and pick the engine profile of the row's engine era.
  */
 import type { KvCacheDtype, QuantName } from '../catalog/types.js';
+import { findModel } from '../catalog/registry.js';
 
 export interface CorpusRow {
   id: number;
@@ -65,13 +66,15 @@ function vllmRelease(row: Pick<CorpusRow, 'engineVersion'>): [number, number] | 
 }
 
 /**
- * AWQ checkpoints on vLLM V0 before 0.5.3 run AWQ's own GEMM kernels (legacy, as vLLM 0.2 and TGI 1.x); from
- * 0.5.3 on vLLM picks its Marlin AWQ kernels where the GPU has them.
+ * vLLM V0 before 0.5.3 ran AWQ checkpoints on AWQ's own GEMM kernels (from 0.5.3 on: Marlin where the GPU has it)
+ * and MoE models on fused-MoE kernels without tuned configurations (Qwen2-57B-A14B decoded at 32 ms per token on 2×
+ * A100 under 0.4.2, 13 ms under later releases in seed 003): 'legacy' for those rows.
  */
-export function corpusQuantKernels(row: Pick<CorpusRow, 'engine' | 'engineVersion' | 'quant' | 'model'>): 'legacy' | undefined {
-  if (corpusEngine(row) !== 'vllm-v0' || corpusQuant(row).quant !== 'awq') return undefined;
+export function corpusKernels(row: Pick<CorpusRow, 'engine' | 'engineVersion' | 'quant' | 'model'>): 'legacy' | undefined {
+  if (corpusEngine(row) !== 'vllm-v0') return undefined;
   const v = vllmRelease(row);
-  return v && (v[0] < 5 || (v[0] === 5 && v[1] < 3)) ? 'legacy' : undefined;
+  if (!v || v[0] > 5 || (v[0] === 5 && v[1] >= 3)) return undefined;
+  return corpusQuant(row).quant === 'awq' || findModel(corpusModelName(row)).spec.moe !== undefined ? 'legacy' : undefined;
 }
 
 /**

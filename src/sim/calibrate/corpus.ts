@@ -13,7 +13,7 @@ import { findModel } from '../catalog/registry.js';
 import { type MetricFamily, type SeedMetric, type SeedScenario, type StageSummary, startableEngine } from '../seed-compare.js';
 import type { SimEngineOptions } from '../create.js';
 import {
-  type CorpusRow, corpusChunkedPrefill, corpusEngine, corpusQuantKernels, corpusGpu, corpusModelName, corpusQuant, corpusTableId,
+  type CorpusRow, corpusChunkedPrefill, corpusEngine, corpusKernels, corpusGpu, corpusModelName, corpusQuant, corpusTableId,
 } from './corpus-names.js';
 
 export const CORPUS_FILE = fileURLToPath(new URL('../../../data/public-tables/public-tables.json', import.meta.url));
@@ -139,7 +139,7 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
     ...(table === 'T01' || table === 'T03' ? { gpuMemoryUtilization: 0.95 } : {}),
     ...(inProcess(table, r) ? { inProcess: true } : {}),
     ...(corpusChunkedPrefill(r) === false ? { chunkedPrefill: false } : {}),
-    ...(corpusQuantKernels(r) ? { quantKernels: corpusQuantKernels(r) } : {}),
+    ...(corpusKernels(r) ? { kernels: corpusKernels(r) } : {}),
   };
   // Lambda states its --max-model-len; elsewhere a vLLM deployment that ran had a context that let it start.
   const engine = lambda ? options : startableEngine(options, lenNeeded);

@@ -19,7 +19,7 @@ export interface Param {
   affects(sc: SeedScenario): boolean;
 }
 
-interface Described { gpu: string; eng: string; quant: string; moe: boolean; tp: number; served: boolean }
+interface Described { gpu: string; eng: string; quant: string; moe: boolean; tp: number; served: boolean; legacy: boolean }
 
 const described = new WeakMap<SeedScenario, Described | null>();
 
@@ -33,6 +33,8 @@ export function describeScenario(sc: SeedScenario): Described | null {
         gpu: r.hardware.calibrationKey ?? r.hardware.name, eng: r.profile.calKey,
         quant: q === 'fp16' || q === 'bf16' ? '' : `${r.profile.quantFamily}:${q}`, moe: r.model.moe !== undefined, tp: r.description.gpus,
         served: sc.engine.inProcess !== true,
+        // Legacy kernels: the shared etaMoe instead of the engine's MoE constants (step-cost.ts).
+        legacy: r.profile.quantFamily === 'legacy',
       };
     } catch {
       d = null;
@@ -90,17 +92,18 @@ export function buildParams(scenarios: SeedScenario[]): Param[] {
     add({ key: `${q}.qm`, lo: 0.2, hi: 1, get: (c) => qc(c).qm, set: (c, v) => { qc(c).qm = v; }, affects: on }, n);
   }
   // MoE kernel efficiencies per engine where enough MoE rows inform them; the shared etaMoe covers the other engines.
-  const moeEngines = new Set([...new Set(known.filter((x) => x.moe).map((x) => x.eng))].filter((e) => count((x) => x.moe && x.eng === e) >= MIN_ROWS));
+  const ownMoe = (x: Described): boolean => x.moe && !x.legacy;
+  const moeEngines = new Set([...new Set(known.filter(ownMoe).map((x) => x.eng))].filter((e) => count((x) => ownMoe(x) && x.eng === e) >= MIN_ROWS));
   for (const e of moeEngines) {
     const ec = (c: Calibration) => c.engines[e] as NonNullable<Calibration['engines'][string]>;
-    const on = (s: SeedScenario) => d(s)?.moe === true && d(s)?.eng === e;
-    const n = count((x) => x.moe && x.eng === e);
+    const on = (s: SeedScenario) => { const x = d(s); return x !== null && ownMoe(x) && x.eng === e; };
+    const n = count((x) => ownMoe(x) && x.eng === e);
     add({ key: `${e}.etaMoe`, lo: 0.1, hi: 1, get: (c) => ec(c).etaMoe ?? c.etaMoe, set: (c, v) => { ec(c).etaMoe = v; }, affects: on }, n);
     add({ key: `${e}.moeBw`, lo: 0.2, hi: 1, get: (c) => ec(c).moeBw ?? 1, set: (c, v) => { ec(c).moeBw = v; }, affects: on }, n);
   }
   // One shared exponent for how compute and memory time overlap inside a kernel (step-cost.ts): every row informs it.
   add({ key: 'overlapP', lo: 1, hi: 3, get: (c) => c.overlapP ?? 2, set: (c, v) => { c.overlapP = v; }, affects: (s) => d(s) !== null }, known.length);
-  const sharedMoe = (x: Described): boolean => x.moe && !moeEngines.has(x.eng);
+  const sharedMoe = (x: Described): boolean => x.moe && (x.legacy || !moeEngines.has(x.eng));
   add({ key: 'etaMoe', lo: 0.1, hi: 1, get: (c) => c.etaMoe, set: (c, v) => { c.etaMoe = v; }, affects: (s) => { const x = d(s); return x !== null && sharedMoe(x); } }, count(sharedMoe));
   return params;
 }

@@ -100,8 +100,10 @@ export class StepCostModel {
       // Averaged over layers when only some of them are MoE layers.
       const perExpert = 3 * model.hidden * model.moe.expertFfn * moeLayerShare(model);
       // MoE kernels are the engine's own (fused Triton kernels, CUTLASS grouped GEMMs): per-engine where fitted.
-      const etaMoe = pure ? 1 : (ec.etaMoe ?? cal.etaMoe);
-      const moeBw = pure ? 1 : (ec.moeBw ?? 1);
+      // Legacy kernels (untuned fused-MoE configurations) take the shared constant, not the engine's current kernels'.
+      const own: Pick<typeof ec, 'etaMoe' | 'moeBw'> = eng.quantFamily === 'legacy' ? {} : ec;
+      const etaMoe = pure ? 1 : (own.etaMoe ?? cal.etaMoe);
+      const moeBw = pure ? 1 : (own.moeBw ?? 1);
       this.expFlop = (2 * model.moe.activeExperts * perExpert) / tp / (etaC * etaMoe * qc.qc * linPK);
       this.expMem = (perExpert * q.bytesPerWeight) / tp / (BW * qc.qm * moeBw);
       this.experts = model.moe.experts;
