@@ -75,6 +75,19 @@ describe('public tables as simulator scenarios', () => {
     expect(t10.every((sc) => sc.engine.chunkedPrefill === false)).toBe(true);
   });
 
+  it('TensorRT-LLM behind Triton adds its host time to every step (own constants); trtllm-serve overlaps it', () => {
+    const opts = { model: 'Llama-3.1-8B-Instruct', gpu: 'H100', gpus: 1 };
+    const triton = resolveSimEngine({ ...opts, engine: 'triton' });
+    const serve = resolveSimEngine({ ...opts, engine: 'trtllm' });
+    expect(triton.profile.calKey).toBe('triton');
+    const batch = { decodeSeqs: 64, decodeCtxSum: 64 * 700, prefillCount: 0, prefillPrior: [], prefillTokens: [], emittingSeqs: 64 };
+    const t = triton.config.cost.breakdown(batch);
+    const gpu = t.linear + t.attention + t.elementwise + t.comm + t.head;
+    expect(t.total).toBeCloseTo(gpu + t.host, 6);
+    const s = serve.config.cost.breakdown(batch);
+    expect(s.total).toBeLessThan(s.linear + s.attention + s.elementwise + s.comm + s.head + s.host);
+  });
+
   it('AWQ on vLLM 0.4.2 runs the legacy AWQ kernels, on 0.6.3 Marlin: their constants are fitted apart', () => {
     const awq = (table: string) => corpusScenarios(rows.filter((r) => r.tableGroup.startsWith(table) && /awq/i.test(`${r.quant} ${r.model}`))).scenarios;
     const old = awq('T10');

@@ -158,11 +158,14 @@ export const ENGINE_PROFILES: EngineProfile[] = [
     reserveFullOutput: true, overlapHost: true, calKey: 'trtllm', calibrated: true, kvFreeFraction: 0.9,
   },
   {
-    // The same TensorRT-LLM engine behind Triton's tensorrtllm_backend (its generate_stream API). Engines built by
+    // A TensorRT-LLM engine behind Triton's tensorrtllm_backend (its generate_stream API). Engines built by
     // `trtllm-bench build` (as NVIDIA's perf overview builds them) get a runtime batch of thousands (its example
-    // prints "Max Runtime Batch Size: 4096"): 2048 on ≥70 GiB GPUs as for trtllm-serve, 256 below.
+    // prints "Max Runtime Batch Size: 4096"): 2048 on ≥70 GiB GPUs as for trtllm-serve, 256 below. The C++ batch
+    // manager of these releases (0.x) schedules and hands every streamed token to Triton between steps, on the
+    // step's critical path (the overlap scheduler came with the PyTorch backend): host time adds to each step, with
+    // its own constants (T02's ITL grows with the offered rate 1.5–2× faster than an overlapped host allows).
     ...base, id: 'triton', name: 'triton', wire: 'triton', label: 'Triton / TensorRT-LLM (in-flight batching)', aliases: ['triton-trtllm', 'tensorrtllm-backend'],
-    policy: 'mixed', maxNumSeqs: (hw) => (hw.memGiB >= 70 ? 2048 : 256), maxNumBatchedTokens: () => 8192, overlapHost: true, calKey: 'trtllm', calibrated: true,
+    policy: 'mixed', maxNumSeqs: (hw) => (hw.memGiB >= 70 ? 2048 : 256), maxNumBatchedTokens: () => 8192, overlapHost: false, calKey: 'triton', calibrated: true,
   },
   {
     // MLC-LLM's OpenAI-compatible `mlc_llm serve` (continuous batching, 2048-token prefill chunks).
