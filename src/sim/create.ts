@@ -52,9 +52,9 @@ export interface SimEngineOptions {
   chunkedPrefill?: boolean;
   /**
    * Which generation of kernels the engine runs: legacy = quantized GEMMs of the quantization's own CUDA kernels (AWQ
-   * before vLLM 0.5.3, TGI 1.x) and fused-MoE kernels without tuned configurations (vLLM 0.4), whose MoE efficiency is
-   * the shared `etaMoe`; modern = Marlin and its successors, the engine's own fitted MoE constants. Undefined = the
-   * engine profile's.
+   * as vLLM 0.2 and TGI 1.x ran it) and fused-MoE kernels without tuned configurations (vLLM 0.4), whose MoE
+   * efficiency is the shared `etaMoe`; modern = Marlin and its successors, the engine's own fitted MoE constants.
+   * Undefined = the engine profile's.
    */
   kernels?: 'legacy' | 'modern';
 }

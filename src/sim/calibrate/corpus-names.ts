@@ -66,15 +66,16 @@ function vllmRelease(row: Pick<CorpusRow, 'engineVersion'>): [number, number] | 
 }
 
 /**
- * vLLM V0 before 0.5.3 ran AWQ checkpoints on AWQ's own GEMM kernels (from 0.5.3 on: Marlin where the GPU has it)
- * and MoE models on fused-MoE kernels without tuned configurations (Qwen2-57B-A14B decoded at 32 ms per token on 2×
- * A100 under 0.4.2, 13 ms under later releases in seed 003): 'legacy' for those rows.
+ * vLLM V0 before 0.5.3 ran MoE models on fused-MoE kernels without tuned configurations (Qwen2-57B-A14B decoded at
+ * 32 ms per token on 2× A100 under 0.4.2, 13 ms under later releases in seed 003): 'legacy' for those rows. Their AWQ
+ * rows keep the modern constants: 0.4.x decodes on AWQ's own GEMM but prefills through dequantization and fp16
+ * GEMMs, neither vLLM 0.2's kernels (legacy:awq, fitted on seed 004) nor Marlin.
  */
-export function corpusKernels(row: Pick<CorpusRow, 'engine' | 'engineVersion' | 'quant' | 'model'>): 'legacy' | undefined {
+export function corpusKernels(row: Pick<CorpusRow, 'engine' | 'engineVersion' | 'model'>): 'legacy' | undefined {
   if (corpusEngine(row) !== 'vllm-v0') return undefined;
   const v = vllmRelease(row);
   if (!v || v[0] > 5 || (v[0] === 5 && v[1] >= 3)) return undefined;
-  return corpusQuant(row).quant === 'awq' || findModel(corpusModelName(row)).spec.moe !== undefined ? 'legacy' : undefined;
+  return findModel(corpusModelName(row)).spec.moe !== undefined ? 'legacy' : undefined;
 }
 
 /**
