@@ -1,5 +1,6 @@
 import type { StageSpec } from '../load/types.js';
 import type { RequestRecord } from '../metrics/record.js';
+import { quantile } from '../metrics/stats.js';
 import type { Workload } from '../workload/types.js';
 import type { Calibration } from './calibrate/types.js';
 import { type ResolvedSimEngine, type SimEngineOptions, resolveSimEngine } from './create.js';
@@ -111,7 +112,7 @@ export function weightedMedian(values: ArrayLike<number>, counts: ArrayLike<numb
   return (at((n - 1) >> 1) + at(n >> 1)) / 2;
 }
 
-/** Median of every chunk gap of these records (a typed-array sort; run only when the figure is read). */
+/** Median of every chunk gap of these records (run only when the figure is read). */
 function pooledGapMedian(ok: RequestRecord[]): number {
   let n = 0;
   for (const r of ok) n += r.chunkGapsMs?.length ?? 0;
@@ -119,8 +120,7 @@ function pooledGapMedian(ok: RequestRecord[]): number {
   const all = new Float64Array(n);
   let o = 0;
   for (const r of ok) for (const g of r.chunkGapsMs ?? []) all[o++] = g;
-  all.sort();
-  return ((all[(n - 1) >> 1] as number) + (all[n >> 1] as number)) / 2;
+  return quantile(all.sort(), 0.5);
 }
 
 /**

@@ -59,10 +59,11 @@ export function corpusGpuWording(row: Pick<CorpusRow, 'gpu'>): string {
   return row.gpu.replace(/\([^)]*\)/g, '').trim();
 }
 
-/** vLLM's minor and patch release numbers ("0.4.2" → [4, 2]); undefined for other text. */
-function vllmRelease(row: Pick<CorpusRow, 'engineVersion'>): [number, number] | undefined {
+/** Whether a vLLM V0 row's release ("0.4.2") comes before 0.minor.patch; false for other engines and unstated versions. */
+function vllmV0Before(row: Pick<CorpusRow, 'engine' | 'engineVersion'>, minor: number, patch: number): boolean {
   const m = /^0\.(\d+)\.(\d+)/.exec(row.engineVersion.trim());
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
+  if (corpusEngine(row) !== 'vllm-v0' || !m) return false;
+  return Number(m[1]) < minor || (Number(m[1]) === minor && Number(m[2]) < patch);
 }
 
 /**
@@ -72,10 +73,7 @@ function vllmRelease(row: Pick<CorpusRow, 'engineVersion'>): [number, number] | 
  * GEMMs, neither vLLM 0.2's kernels (legacy:awq, fitted on seed 004) nor Marlin.
  */
 export function corpusKernels(row: Pick<CorpusRow, 'engine' | 'engineVersion' | 'model'>): 'legacy' | undefined {
-  if (corpusEngine(row) !== 'vllm-v0') return undefined;
-  const v = vllmRelease(row);
-  if (!v || v[0] > 5 || (v[0] === 5 && v[1] >= 3)) return undefined;
-  return findModel(corpusModelName(row)).spec.moe !== undefined ? 'legacy' : undefined;
+  return vllmV0Before(row, 5, 3) && findModel(corpusModelName(row)).spec.moe !== undefined ? 'legacy' : undefined;
 }
 
 /**
@@ -83,9 +81,7 @@ export function corpusKernels(row: Pick<CorpusRow, 'engine' | 'engineVersion' | 
  * vllm-project/vllm#6666): false for them, undefined (the profile's default) otherwise.
  */
 export function corpusChunkedPrefill(row: Pick<CorpusRow, 'engine' | 'engineVersion'>): false | undefined {
-  if (corpusEngine(row) !== 'vllm-v0') return undefined;
-  const v = vllmRelease(row);
-  return v && (v[0] < 5 || (v[0] === 5 && v[1] < 4)) ? false : undefined;
+  return vllmV0Before(row, 5, 4) ? false : undefined;
 }
 
 /**

@@ -132,6 +132,7 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
   const lambda = table === 'T19' || table === 'T20';
   const lenNeeded = (r.inputTokens ?? 0) + (r.outputTokens ?? 0);
   const maxModelLen = lambda ? (r.workload.maxModelLen ?? CORPUS_ASSUMPTIONS.lambdaMaxModelLen) : Math.max(spec.maxModelLen, lenNeeded);
+  const kernels = corpusKernels(r);
   const options: SimEngineOptions = {
     engine: engineName, model, gpu: corpusGpu(r), gpus: r.tp, quant, maxModelLen,
     ...(kvCacheDtype !== 'auto' ? { kvCacheDtype } : {}),
@@ -139,7 +140,7 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
     ...(table === 'T01' || table === 'T03' ? { gpuMemoryUtilization: 0.95 } : {}),
     ...(inProcess(table, r) ? { inProcess: true } : {}),
     ...(corpusChunkedPrefill(r) === false ? { chunkedPrefill: false } : {}),
-    ...(corpusKernels(r) ? { kernels: corpusKernels(r) } : {}),
+    ...(kernels ? { kernels } : {}),
   };
   // Lambda states its --max-model-len; elsewhere a vLLM deployment that ran had a context that let it start.
   const engine = lambda ? options : startableEngine(options, lenNeeded);

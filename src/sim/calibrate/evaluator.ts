@@ -70,11 +70,24 @@ export class Evaluator {
    * return the number re-recorded; a scenario is recorded on first use under the calibration of that use.
    */
   refresh(scenarios: SeedScenario[], cal: Calibration): number {
+    return this.recordUnder(scenarios, cal, false);
+  }
+
+  /**
+   * Record every scenario not yet recorded and re-record the surrogates, all under `cal`: leave-one-table-out starts
+   * from here, so its figures do not depend on which tables a process happened to refit first (fit.ts --jobs).
+   */
+  prime(scenarios: SeedScenario[], cal: Calibration): void {
+    this.recordUnder(scenarios, cal, true);
+  }
+
+  /** (Re-)records the surrogate traces, and with `unrecorded` the scenarios never recorded; returns the count. */
+  private recordUnder(scenarios: SeedScenario[], cal: Calibration, unrecorded: boolean): number {
     const at = structuredClone(cal);
     let n = 0;
     for (const sc of scenarios) {
       const t = this.traces.get(sc);
-      if (!t || t.exact) continue;
+      if (t === null || t?.exact || (t === undefined && !unrecorded)) continue;
       try {
         this.record(sc, at);
         n++;
@@ -83,23 +96,6 @@ export class Evaluator {
       }
     }
     return n;
-  }
-
-  /**
-   * Record every scenario not yet recorded and re-record the surrogates, all under `cal`: leave-one-table-out starts
-   * from here, so its figures do not depend on which tables a process happened to refit first (fit.ts --jobs).
-   */
-  prime(scenarios: SeedScenario[], cal: Calibration): void {
-    const at = structuredClone(cal);
-    for (const sc of scenarios) {
-      const t = this.traces.get(sc);
-      if (t === null || t?.exact) continue;
-      try {
-        this.record(sc, at);
-      } catch {
-        this.traces.set(sc, null);
-      }
-    }
   }
 
   /** Predicted vs published for the figures of the given roles (default: the fitted ones). */

@@ -16,6 +16,7 @@
 import type { StepCostModel, BatchSummary } from '../cost/step-cost.js';
 import { type ResolvedSimEngine, resolveSimEngine } from '../create.js';
 import type { RequestRecord } from '../../metrics/record.js';
+import { quantile } from '../../metrics/stats.js';
 import { runVirtualStage } from '../virtual-runner.js';
 import { type SeedScenario, type StageSummary, summarizeRecords, weightedMedian } from '../seed-compare.js';
 import type { Calibration } from './types.js';
@@ -184,9 +185,7 @@ function openGapMedian(trace: ReplayTrace, dt: Float64Array): number {
       }
     }
   }
-  if (!gaps.length) return NaN;
-  const all = Float64Array.from(gaps).sort();
-  return ((all[(all.length - 1) >> 1] as number) + (all[all.length >> 1] as number)) / 2;
+  return gaps.length ? quantile(Float64Array.from(gaps).sort(), 0.5) : NaN;
 }
 
 /**
