@@ -234,3 +234,38 @@ describe('the fit holds constants that few figures inform near their priors', ()
     expect(step(3)).toBeLessThan(step(2));
   });
 });
+
+describe('reading the public rows', () => {
+  const scenario = (id: number): SeedScenario => byId([id])[0] as SeedScenario;
+  // Low load is judged over the whole table: build its scenarios together.
+  const families = (table: string): Map<string, string | undefined> => new Map(corpusScenarios(rows.filter((r) => r.tableGroup.startsWith(table))).scenarios
+    .map((s) => [s.row.split(' ')[0] as string, s.metrics.find((m) => m.metric.startsWith('TTFT'))?.family]));
+
+  it('fixed-length rows whose outputs averaged well short of the request stopped at EOS: lengths vary, the mean is the row\'s', () => {
+    const r = rows.find((x) => x.id === first('T23', (y) => y.load.value === 4)) as CorpusRow;
+    const meanOut = (r.metrics.outputTokPerS as number) / (r.metrics.reqPerS as number);
+    expect(meanOut / (r.outputTokens as number)).toBeLessThan(0.85);
+    const w = scenario(r.id).stage.workload;
+    const outs = Array.from({ length: 2000 }, (_, i) => w.item(i).outputTokens as number);
+    expect(Math.max(...outs)).toBe(r.outputTokens);
+    expect(Math.min(...outs)).toBeLessThan(r.outputTokens as number / 2);
+    expect(outs.reduce((a, b) => a + b, 0) / outs.length).toBeCloseTo(meanOut, -0.5);
+    expect(outs.every((o) => o >= 1 && w.item(0).promptTokens === r.inputTokens)).toBe(true);
+    expect(scenario(r.id).metrics.every((m) => m.note?.includes('outputs stopped at EOS: 100 of 128 tokens'))).toBe(true);
+    // T02's 467/16 row printed 14 output tokens a request (87.5%), within its table's ±13% scatter: fixed lengths.
+    const t02 = first('T02', (y) => y.outputTokens === 16 && y.load.value === 2);
+    const fixedOuts = new Set(Array.from({ length: 50 }, (_, i) => scenario(t02).stage.workload.item(i).outputTokens));
+    expect([...fixedOuts]).toEqual([16]);
+  });
+
+  it('low-load TTFT is the lowest rate of a deployment\'s sweep; variants measured only at 5 req/s count as loaded', () => {
+    const t13 = families('T13');
+    for (const r of rows.filter((x) => x.tableGroup.startsWith('T13'))) {
+      expect(t13.get(`#${r.id}`), `#${r.id} at ${r.load.value} req/s`).toBe(r.load.value === 1 ? 'ttft-low' : 'ttft');
+    }
+    const t02 = families('T02');
+    for (const r of rows.filter((x) => x.tableGroup.startsWith('T02') && x.load.kind === 'rate')) {
+      expect(t02.get(`#${r.id}`), `#${r.id}`).toBe(r.load.value === 2 ? 'ttft-low' : 'ttft');
+    }
+  });
+});

@@ -28,6 +28,8 @@ export const CORPUS_ASSUMPTIONS = {
   shareGptMeanOut: 71810 / 320,
   /** Log-normal σ of ShareGPT prompt and output lengths around their stated means. */
   shareGptSigma: 0.8,
+  /** Fixed-length rows whose output tokens per request (output tok/s ÷ req/s) fall below this share of the requested length stopped at EOS. */
+  eosShortfall: 0.85,
   /** Lambda's vLLM runs (T19/T20) and vLLM's CI serving rows: --max-model-len 2000. */
   lambdaMaxModelLen: 2000,
   /**
@@ -77,6 +79,31 @@ function fixed(prompt: number, output: number): Workload {
   return { description: `fixed ${prompt}/${output}`, item: () => ({ prompt: '', promptTokens: prompt, promptTokenSource: 'client-tokenizer', outputTokens: output }) };
 }
 
+/**
+ * Fixed prompts whose answers stopped at EOS before the requested length (the row's own output tokens per request fall
+ * short of it): each token ends the answer with the same probability q, capped at `maxOut`, q chosen so that the mean
+ * is the row's (mean = (1 − (1 − q)^maxOut) / q). Lengths that differ per request keep closed loops from running in
+ * lockstep, which is what sets their TTFT.
+ */
+function eosStopped(prompt: number, maxOut: number, meanOut: number): Workload {
+  let lo = 1e-9;
+  let hi = 1;
+  const mean = (q: number): number => (1 - (1 - q) ** maxOut) / q;
+  for (let k = 0; k < 60; k++) {
+    const mid = (lo + hi) / 2;
+    if (mean(mid) > meanOut) lo = mid;
+    else hi = mid;
+  }
+  const q = (lo + hi) / 2;
+  return {
+    description: `fixed ${prompt}/≤${maxOut}, mean ${meanOut.toFixed(0)} (EOS)`,
+    item: (i) => {
+      const o = Math.min(maxOut, Math.max(1, Math.ceil(Math.log(unit(i, 41)) / Math.log(1 - q))));
+      return { prompt: '', promptTokens: prompt, promptTokenSource: 'client-tokenizer', outputTokens: o };
+    },
+  };
+}
+
 function shareGpt(meanIn: number, meanOut: number, maxLen: number): Workload {
   const sigma = CORPUS_ASSUMPTIONS.shareGptSigma;
   return {
@@ -95,7 +122,11 @@ function inProcess(table: string, r: CorpusRow): boolean {
 
 const median = (stat: string | undefined): boolean => stat !== undefined && /median|p50/i.test(stat);
 
-/** Rows at the lowest offered rate of their configuration count as low load. */
+/**
+ * Rows at the lowest rate of the sweep a table ran on a deployment (model, GPU, TP, engine, lengths) count as low load.
+ * Variants measured at fewer rates (T13's flash-attn, AWQ and KV-int8 runs, at 5 and 8 req/s only) are not low load
+ * for starting where their sweep left off: at 5 req/s they are as loaded as their default-configuration twins.
+ */
 function lowestRates(rows: CorpusRow[]): Map<string, number> {
   const low = new Map<string, number>();
   for (const r of rows) {
@@ -106,7 +137,7 @@ function lowestRates(rows: CorpusRow[]): Map<string, number> {
   return low;
 }
 
-const configKey = (r: CorpusRow): string => `${corpusTableId(r)}|${r.model}|${r.gpu}|${r.tp}|${r.engine}|${r.engineVersion}|${r.quant}|${r.inputTokens}|${r.outputTokens}`;
+const configKey = (r: CorpusRow): string => `${corpusTableId(r)}|${corpusModelName(r)}|${r.gpu}|${r.tp}|${corpusEngine(r)}|${r.inputTokens}|${r.outputTokens}`;
 
 /** The scenarios of the given rows (rows the simulator cannot run come back in `skipped` with the reason). */
 export function corpusScenarios(rows: CorpusRow[]): { scenarios: SeedScenario[]; skipped: { row: CorpusRow; reason: string }[] } {
@@ -146,8 +177,16 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
   const engine = lambda ? options : startableEngine(options, lenNeeded);
   const n = r.workload.numRequests;
   let workload: Workload;
-  if (r.inputTokens !== null && r.outputTokens !== null) workload = fixed(r.inputTokens, r.outputTokens);
-  else {
+  let eosNote: string | undefined;
+  const meanOutStated = r.metrics.outputTokPerS && r.metrics.reqPerS ? r.metrics.outputTokPerS / r.metrics.reqPerS : undefined;
+  if (r.inputTokens !== null && r.outputTokens !== null) {
+    // Outputs that averaged well short of the requested length stopped at EOS (T23: 78% of 128 on every row; elsewhere
+    // output tok/s over req/s scatters within ±13% of the requested length).
+    if (meanOutStated !== undefined && meanOutStated < CORPUS_ASSUMPTIONS.eosShortfall * r.outputTokens) {
+      workload = eosStopped(r.inputTokens, r.outputTokens, meanOutStated);
+      eosNote = `outputs stopped at EOS: ${meanOutStated.toFixed(0)} of ${r.outputTokens} tokens a request (output tok/s ÷ req/s)`;
+    } else workload = fixed(r.inputTokens, r.outputTokens);
+  } else {
     const tin = r.workload.totalInputTokens;
     const tout = r.workload.totalGeneratedTokens;
     let meanIn = CORPUS_ASSUMPTIONS.shareGptMeanIn;
@@ -184,7 +223,8 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
     lowLoad = lv <= 4;
     saturated = lv >= 64;
   }
-  return { group: table, table: `${table} ${model} ${r.tp}x${corpusGpu(r)} ${engineName} ${quant}`, row: rowLabel(r), engine, stage, metrics: rowMetrics(r, lowLoad, saturated) };
+  const metrics = rowMetrics(r, lowLoad, saturated).map((m) => (eosNote ? { ...m, note: m.note ? `${m.note}; ${eosNote}` : eosNote } : m));
+  return { group: table, table: `${table} ${model} ${r.tp}x${corpusGpu(r)} ${engineName} ${quant}`, row: rowLabel(r), engine, stage, metrics };
 }
 
 function rowLabel(r: CorpusRow): string {
