@@ -245,16 +245,17 @@ describe('reading the public rows', () => {
     const r = rows.find((x) => x.id === first('T23', (y) => y.load.value === 4)) as CorpusRow;
     const meanOut = (r.metrics.outputTokPerS as number) / (r.metrics.reqPerS as number);
     expect(meanOut / (r.outputTokens as number)).toBeLessThan(0.85);
-    const w = scenario(r.id).stage.workload;
-    const outs = Array.from({ length: 2000 }, (_, i) => w.item(i).outputTokens as number);
+    const sc = scenario(r.id);
+    const items = Array.from({ length: 2000 }, (_, i) => sc.stage.workload.item(i));
+    const outs = items.map((it) => it.outputTokens as number);
     expect(Math.max(...outs)).toBe(r.outputTokens);
     expect(Math.min(...outs)).toBeLessThan(r.outputTokens as number / 2);
     expect(outs.reduce((a, b) => a + b, 0) / outs.length).toBeCloseTo(meanOut, -0.5);
-    expect(outs.every((o) => o >= 1 && w.item(0).promptTokens === r.inputTokens)).toBe(true);
-    expect(scenario(r.id).metrics.every((m) => m.note?.includes('outputs stopped at EOS: 100 of 128 tokens'))).toBe(true);
+    expect(items.every((it) => (it.outputTokens as number) >= 1 && it.promptTokens === r.inputTokens)).toBe(true);
+    expect(sc.metrics.every((m) => m.note?.includes('outputs stopped at EOS: 100 of 128 tokens'))).toBe(true);
     // T02's 467/16 row printed 14 output tokens a request (87.5%), within its table's ±13% scatter: fixed lengths.
-    const t02 = first('T02', (y) => y.outputTokens === 16 && y.load.value === 2);
-    const fixedOuts = new Set(Array.from({ length: 50 }, (_, i) => scenario(t02).stage.workload.item(i).outputTokens));
+    const t02 = scenario(first('T02', (y) => y.outputTokens === 16 && y.load.value === 2)).stage.workload;
+    const fixedOuts = new Set(Array.from({ length: 50 }, (_, i) => t02.item(i).outputTokens));
     expect([...fixedOuts]).toEqual([16]);
   });
 

@@ -194,9 +194,9 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
     if (tin && tout && n) {
       meanIn = tin / n;
       meanOut = tout / n;
-    } else if (r.metrics.totalTokPerS && r.metrics.outputTokPerS && r.metrics.reqPerS) {
+    } else if (r.metrics.totalTokPerS && r.metrics.outputTokPerS && r.metrics.reqPerS && meanOutStated !== undefined) {
       // LMDeploy's ShareGPT rows state total and output tokens/s and requests/s: the mean lengths follow.
-      meanOut = r.metrics.outputTokPerS / r.metrics.reqPerS;
+      meanOut = meanOutStated;
       meanIn = (r.metrics.totalTokPerS - r.metrics.outputTokPerS) / r.metrics.reqPerS;
     }
     workload = shareGpt(meanIn, meanOut, maxModelLen);
@@ -223,8 +223,7 @@ function rowScenario(r: CorpusRow, low: Map<string, number>): SeedScenario {
     lowLoad = lv <= 4;
     saturated = lv >= 64;
   }
-  const metrics = rowMetrics(r, lowLoad, saturated).map((m) => (eosNote ? { ...m, note: m.note ? `${m.note}; ${eosNote}` : eosNote } : m));
-  return { group: table, table: `${table} ${model} ${r.tp}x${corpusGpu(r)} ${engineName} ${quant}`, row: rowLabel(r), engine, stage, metrics };
+  return { group: table, table: `${table} ${model} ${r.tp}x${corpusGpu(r)} ${engineName} ${quant}`, row: rowLabel(r), engine, stage, metrics: rowMetrics(r, lowLoad, saturated, eosNote) };
 }
 
 function rowLabel(r: CorpusRow): string {
@@ -233,13 +232,15 @@ function rowLabel(r: CorpusRow): string {
   return `#${r.id} ${len} ${load}`;
 }
 
-function rowMetrics(r: CorpusRow, lowLoad: boolean, saturated: boolean): SeedMetric[] {
+/** The row's figures; `rowNote` (how the row is simulated) joins every figure's own note. */
+function rowMetrics(r: CorpusRow, lowLoad: boolean, saturated: boolean, rowNote?: string): SeedMetric[] {
   const out: SeedMetric[] = [];
   const m = r.metrics;
   const st = r.metricStat;
   const add = (metric: string, unit: string, published: number | undefined, family: MetricFamily, pick: (s: StageSummary) => number, fit = true, note?: string): void => {
     if (published === undefined || !(published > 0)) return;
-    out.push({ metric, unit, published, family, role: fit ? 'fit' : 'check', pick, ...(note ? { note } : {}) });
+    const notes = [note, rowNote].filter((x) => x !== undefined).join('; ');
+    out.push({ metric, unit, published, family, role: fit ? 'fit' : 'check', pick, ...(notes ? { note: notes } : {}) });
   };
   const statNote = (k: string): string | undefined => (st[k] ? `${st[k]}` : undefined);
   add(median(st['ttftMs']) ? 'TTFT p50' : 'TTFT', 'ms', m.ttftMs, lowLoad ? 'ttft-low' : 'ttft', median(st['ttftMs']) ? (s) => s.ttftMedianMs : (s) => s.ttftMs, true, statNote('ttftMs'));
