@@ -134,8 +134,10 @@ describe('leave one table out', () => {
 
   it('--jobs 2 shares the tables out over two child processes; on two small tables its figures are one process\'s', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ib-loto-jobs-'));
+    // One process runs --loto, the other the older spelling --loto-only: both leave the tables out around the
+    // shipped constants without a full refit first (a refit would move the starting point and every figure).
     const fit = (jobs: number): Promise<{ stdout: string }> => promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/sim/calibrate/fit.ts',
-      '--tables', 'T20,T23', '--loto-only', '--no-in-sample', '--loto-iters', '2',
+      '--tables', 'T20,T23', jobs === 1 ? '--loto' : '--loto-only', '--no-in-sample', '--loto-iters', '2',
       '--jobs', String(jobs), '--json', join(dir, `j${jobs}.json`)], { timeout: 120_000 });
     const [one, two] = await Promise.all([fit(1), fit(2)]);
     const points = (jobs: number): Array<{ group: string; predicted: number }> =>
@@ -146,9 +148,25 @@ describe('leave one table out', () => {
     expect(two.stdout).toContain('leave-one-table-out (2 jobs)');
     const table = (out: string): string => out.slice(out.indexOf('| table |'), out.indexOf('\n', out.indexOf('| **all** |')));
     expect(table(two.stdout)).toEqual(table(one.stdout));
+    expect(one.stdout).not.toContain('refitted, in sample');
+    expect(JSON.parse(readFileSync(join(dir, 'j1.json'), 'utf8'))).not.toHaveProperty('calibration');
     // Larger tables first, each to the least-loaded list.
     const sc = [...byId([first('T22', () => true)]), ...byId([first('T23', () => true)])];
     expect(shareGroups(sc, ['T22', 'T23'], 4)).toHaveLength(2);
+  });
+
+  it('refuses an unknown flag or a flag without its value in one line, exit 2', async () => {
+    const run = (args: string[]): Promise<{ code: number; stderr: string }> => new Promise((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/sim/calibrate/fit.ts', ...args], { timeout: 60_000 },
+        (err, _out, stderr) => resolve({ code: (err as { code?: number } | null)?.code ?? 0, stderr }));
+    });
+    const typo = await run(['--lotto']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.trim().split('\n')).toHaveLength(1);
+    expect(typo.stderr).toContain('unknown argument --lotto');
+    const bare = await run(['--loto', '--jobs']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--jobs needs a value');
   });
 
   it('names fitted entries by their calibration key, dots in engine names included', () => {

@@ -2,10 +2,13 @@
  * Fit the calibration constants on the seed tables and the public tables together: minimise
  * Σ w·log²(pred/published) over the figures marked `fit`, by bounded coordinate descent in log space.
  *   npx tsx src/sim/calibrate/fit.ts [--seeds DIR] [--corpus FILE | --no-corpus] [--tables T01,seed 003]
- *     [--passes N] [--iters N] [--seed-weight W] [--prior-weight W] [--write] [--loto] [--loto-only] [--loto-tables T06,T23]
+ *     [--passes N] [--iters N] [--seed-weight W] [--prior-weight W] [--write] [--loto] [--refit] [--loto-tables T06,T23]
  *     [--jobs N] [--from FILE] [--no-in-sample] [--json FILE]
- * --loto: leave one table out (each public table T01…T23 and each seed file): refit without it, predict it.
- * --loto-only: the same around the shipped DEFAULT_CALIBRATION (or --from FILE; no full refit first).
+ * Without --loto: refit every constant on all tables (--write stores the result as DEFAULT_CALIBRATION).
+ * --loto: leave one table out (each public table T01…T23 and each seed file) around the shipped DEFAULT_CALIBRATION
+ * (or --from FILE): refit the constants it shares with the others without it, predict it. That is the error of the
+ * simulator as shipped; --refit (or --write) first refits every constant and leaves the tables out around that.
+ * --loto-only: the same as --loto (kept for scripts written before --refit).
  * --jobs N: leave-one-table-out over N child processes (N cores; every process first records all scenarios under the
  * starting constants, so the split does not move a figure). --no-in-sample: skip the first table.
  * Speed (evaluator.ts, replay.ts): every scenario is simulated once and then re-priced; open and multi-stream closed
@@ -13,7 +16,7 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isUserError } from '../../core/errors.js';
+import { configError, isUserError } from '../../core/errors.js';
 import { type SeedScenario, seedScenarios } from '../seed-compare.js';
 import { parseSeedFile } from '../seeds.js';
 import { DEFAULT_CALIBRATION } from './constants.js';
@@ -179,8 +182,27 @@ function allParamsTouching(held: SeedScenario[], rest: SeedScenario[]): Param[] 
   return buildCorpusParams([...held, ...rest]).filter((p) => held.some(p.affects));
 }
 
+/** fit.ts's flags: those that take a value, and switches. */
+const VALUE_FLAGS = ['--seeds', '--corpus', '--tables', '--passes', '--iters', '--seed-weight', '--prior-weight',
+  '--loto-tables', '--loto-iters', '--jobs', '--from', '--json'];
+const SWITCHES = ['--no-corpus', '--write', '--loto', '--loto-only', '--refit', '--no-in-sample'];
+
+/** A misspelt or unknown flag, or one missing its value, is a usage error rather than silently ignored. */
+function checkFlags(args: string[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (VALUE_FLAGS.includes(a)) {
+      if (args[i + 1] === undefined || args[i + 1]?.startsWith('--')) throw configError(`${a} needs a value`, `e.g. ${a} ${a === '--jobs' ? '2' : 'VALUE'}`);
+      i++;
+    } else if (!SWITCHES.includes(a)) {
+      throw configError(`unknown argument ${a}`, `fit.ts takes ${[...VALUE_FLAGS.map((f) => `${f} X`), ...SWITCHES].join(', ')}`);
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  checkFlags(args);
   const arg = (k: string): string | undefined => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : undefined; };
   const t0 = performance.now();
   const dir = arg('--seeds') ?? fileURLToPath(new URL('../../../data/seeds', import.meta.url));
@@ -214,7 +236,10 @@ async function main(): Promise<void> {
     report['beforePoints'] = before;
   }
   let cal = start;
-  if (!args.includes('--loto-only')) {
+  // --loto alone measures the shipped constants; a full refit comes first only when asked for (or to be written).
+  const loto = args.includes('--loto') || args.includes('--loto-only');
+  const refit = !loto || args.includes('--refit') || args.includes('--write');
+  if (refit && !args.includes('--loto-only')) {
     cal = fitCalibration(scenarios, start, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev, groupWeight, priorWeight });
     cal.note = `fitted on data/seeds + data/public-tables (${new Date().toISOString().slice(0, 10)}), weighted Σlog² objective with log-normal priors (--prior-weight ${priorWeight})`;
     cal.fitted = fittedKeys(buildCorpusParams(scenarios));
@@ -225,7 +250,7 @@ async function main(): Promise<void> {
     report['calibration'] = cal;
     out(`fit: ${((performance.now() - t0) / 1000).toFixed(0)} s (${ev.replayed} replayed scenario predictions in ${(ev.replayMs / 1000).toFixed(0)} s, ${ev.simulated} simulated in ${(ev.simulateMs / 1000).toFixed(0)} s)`);
   }
-  if (args.includes('--loto') || args.includes('--loto-only')) {
+  if (loto) {
     const t1 = performance.now();
     const groups = arg('--loto-tables')?.split(',') ?? [...new Set(scenarios.map((s) => s.group ?? s.table))].sort();
     // --jobs N: the tables left out are shared over N child processes (each table's refit is independent).
@@ -248,7 +273,7 @@ async function main(): Promise<void> {
   out(`total run time: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   const json = arg('--json');
   if (json) writeFileSync(json, `${JSON.stringify(report, null, 1)}\n`);
-  if (args.includes('--write') && !args.includes('--loto-only')) {
+  if (args.includes('--write') && refit && !args.includes('--loto-only')) {
     const file = fileURLToPath(new URL('./constants.ts', import.meta.url));
     writeFileSync(file, `import type { Calibration } from './types.js';\n\n/** Default calibration, generated by \`npx tsx src/sim/calibrate/fit.ts --write\`. Do not edit by hand. */\nexport const DEFAULT_CALIBRATION: Calibration = ${JSON.stringify(cal, null, 2)};\n`);
     console.error(`wrote ${file}`);
