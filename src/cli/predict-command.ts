@@ -13,6 +13,7 @@ import { checkSimLimits } from './sim-limits.js';
 import { RunWriter } from '../store/run-writer.js';
 import { setupPredictWorkload } from './workload-setup.js';
 import { checkOutputDir } from './preflight.js';
+import { claimRunFolder } from '../store/run-lock.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
 import { toolVersion } from './version.js';
@@ -29,6 +30,8 @@ export async function predictCommand(
   const human = opts.json ? io.stderr : io.stdout;
   if (opts.columns) parseColumns(opts.columns.join(','));
   if (opts.out) checkOutputDir(opts.out, '--out');
+  // One run per folder, said before the prediction runs (and held again while its files are written).
+  if (opts.out) claimRunFolder(resolve(opts.out), { flag: '--out', shown: opts.out, command: 'predict' })?.release();
   // --calibrate-from/--calibration: the run's configuration and fitted constants (calibration-flags.ts).
   const calibrated = applyCalibrationFlags({
     engine: opts.engine ?? DEFAULT_SIM.engine,
@@ -83,14 +86,19 @@ export async function predictCommand(
     ],
   };
   if (opts.out) {
-    const writer = new RunWriter(resolve(opts.out));
-    doc.outDir = writer.dir;
-    writer.writeJson('manifest.json', { tool: doc.tool, createdAt, command: 'predict', options: opts, engine: d });
-    for (const r of result.results) for (const rec of r.records) writer.appendRecord(rec);
-    await writer.close();
-    writer.writeJson('summary.json', doc);
-    writer.writeText('table.md', renderMarkdownReport(doc));
-    writer.writeText('table.csv', renderCsvReport(doc));
+    const lock = claimRunFolder(resolve(opts.out), { flag: '--out', shown: opts.out, command: 'predict' });
+    try {
+      const writer = new RunWriter(resolve(opts.out));
+      doc.outDir = writer.dir;
+      writer.writeJson('manifest.json', { tool: doc.tool, createdAt, command: 'predict', options: opts, engine: d });
+      for (const r of result.results) for (const rec of r.records) writer.appendRecord(rec);
+      await writer.close();
+      writer.writeJson('summary.json', doc);
+      writer.writeText('table.md', renderMarkdownReport(doc));
+      writer.writeText('table.csv', renderCsvReport(doc));
+    } finally {
+      lock?.release();
+    }
   }
   if (opts.json) {
     io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc }, null, 2)}\n`);

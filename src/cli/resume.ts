@@ -4,6 +4,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { configError } from '../core/errors.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { StageSummary } from '../metrics/summary.js';
+import { describeWriteFailure, writeFailureError } from '../store/write-errors.js';
 
 export interface ResumeState {
   dir: string;
@@ -47,7 +48,11 @@ export function loadResumeState(dirArg: string): ResumeState {
         nextRequestId = Math.max(nextRequestId, rec.id + 1);
       }
     }
-    writeFileSync(requestsPath, kept.length ? `${kept.join('\n')}\n` : '');
+    try {
+      writeFileSync(requestsPath, kept.length ? `${kept.join('\n')}\n` : '');
+    } catch (err) {
+      throw writeFailureError(describeWriteFailure(requestsPath, err));
+    }
   }
   const original = manifest.options;
   return {

@@ -18,6 +18,9 @@ import { writeRunReportFiles } from './run-report-files.js';
 import { workloadSpecOf } from './workload-spec.js';
 import { writeSampleRequests } from './sample-requests.js';
 import { RunWriter, defaultRunDir } from '../store/run-writer.js';
+import { claimDefaultRunFolder, claimRunFolder, type RunLock } from '../store/run-lock.js';
+import { isFsError } from '../store/write-errors.js';
+import { diskFailureLine } from './disk-failure.js';
 import { HttpTarget } from '../transport/http.js';
 import { TelemetrySampler } from '../transport/telemetry.js';
 import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
@@ -76,11 +79,18 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   let target: HttpTarget | undefined;
   let pool: WorkerPool | undefined;
   let live: LiveLink | undefined;
-  const resumed = opts.resume !== undefined ? loadResumeState(opts.resume) : undefined;
-  if (resumed) opts = resumed.options(opts);
+  // One run per folder (store/run-lock.ts): held from before --resume trims requests.jsonl until the run ends.
+  let lock: RunLock | undefined;
   try {
+    if (opts.resume !== undefined) lock = claimRunFolder(resolve(opts.resume), { flag: '--resume', shown: opts.resume, command: 'run' });
+    const resumed = opts.resume !== undefined ? loadResumeState(opts.resume) : undefined;
+    if (resumed) opts = resumed.options(opts);
     if (opts.columns) parseColumns(opts.columns.join(','));
     preflightRun(opts, 'inferbench-results');
+    const createdAt = resumed ? new Date(resumed.createdAt) : new Date();
+    let outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));
+    if (!lock && opts.out !== undefined) lock = claimRunFolder(outDir, { flag: '--out', shown: opts.out, command: 'run' });
+    else if (!lock) ({ dir: outDir, lock } = claimDefaultRunFolder(outDir, 'run'));
     let baseUrl = opts.target;
     if (!baseUrl) {
       const { startDefaultSim } = await import('./embedded-sim.js');
@@ -109,9 +119,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 
     /** Shards: the key every shard of this run shares (manifest, summary, barrier). */
     const runKey = opts.shard ? runKeyOf(opts) : undefined;
-    const createdAt = resumed ? new Date(resumed.createdAt) : new Date();
-    const outDir = resolve(opts.out ?? defaultRunDir('inferbench-results', opts.label, createdAt));
-    writer = new RunWriter(outDir, opts.records);
+    // A failed write (disk full, I/O error) stops the run like Ctrl-C; the end says what and where, exit 1.
+    writer = new RunWriter(outDir, opts.records, { onFailure: () => abort.abort() });
     const context = {
       model,
       engine: sim ? `${engine} (simulated)` : engine,
@@ -296,16 +305,17 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     if (opts.formats.includes('table')) say(`\n${renderTerminalReport(doc, { ...(opts.columns ? { columns: opts.columns } : {}), style: terminalStyle(human) })}`);
     say(shortWindowRules(opts));
     if (doc.health) say(healthLine(doc.health));
-    const reportFiles = await writeRunReportFiles(outDir, opts.formats);
-    say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}${reportFiles.map((f) => `, ${f}`).join('')}`);
-    if (result.interrupted) say(`interrupted: \`inferbench run --resume ${outDir}\` runs the row that was cut and the rows after it`);
+    const reportFiles = w.failure ? [] : await writeRunReportFiles(outDir, opts.formats).catch((err: unknown) => (isFsError(err) ? (w.recordFailure(err.path ?? outDir, err), []) : Promise.reject(err)));
+    if (!w.failure) say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}${reportFiles.map((f) => `, ${f}`).join('')}`);
+    if (result.interrupted && !w.failure) say(`interrupted: \`inferbench run --resume ${outDir}\` runs the row that was cut and the rows after it`);
     if (opts.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...doc, complete: !result.interrupted }, null, 2)}\n`);
 
     const anyOk = result.stages.some((s) => s.requests.ok > 0);
-    const exitCode = result.interrupted ? 130 : anyOk && !result.stoppedBecause && !capacityFailed(doc) ? 0 : 1;
-    if (result.stoppedBecause) io.stderr.write(`error: ${result.stoppedBecause}\n`);
+    const exitCode = w.failure ? 1 : result.interrupted ? 130 : anyOk && !result.stoppedBecause && !capacityFailed(doc) ? 0 : 1;
+    if (w.failure) io.stderr.write(`error: ${diskFailureLine(w.failure, { stopped: result.interrupted, outDir })}\n`);
+    else if (result.stoppedBecause) io.stderr.write(`error: ${result.stoppedBecause}\n`);
     else if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
-    await live?.feed.close(result.interrupted ? 'interrupted' : exitCode === 0 ? 'finished' : 'failed', exitCode);
+    await live?.feed.close(w.failure ? 'failed' : result.interrupted ? 'interrupted' : exitCode === 0 ? 'finished' : 'failed', exitCode);
     return { doc, exitCode, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
     process.off('SIGINT', onSignal);
@@ -319,10 +329,14 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       process.once('SIGINT', quit);
       process.once('SIGTERM', quit);
     }
-    await live?.feed.close('failed');
-    await pool?.close();
-    await target?.close();
-    await sim?.close();
+    try {
+      await live?.feed.close('failed');
+      await pool?.close();
+      await target?.close();
+      await sim?.close();
+    } finally {
+      lock?.release();
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { configError } from '../core/errors.js';
 import { DEFINITIONS_NOTE, importedRunLine } from '../interop/definitions.js';
-import type { StoredRun } from '../store/run-store.js';
+import { runStatusLine, type StoredRun } from '../store/run-store.js';
 import { capacityCharts } from './charts/capacity.js';
 import { sweepCharts, type ChartDef } from './charts/specs.js';
 import { gridCharts } from './charts/grid.js';
@@ -38,7 +38,7 @@ export function buildReportBundle(runs: StoredRun[], toolVersion: string): Repor
   const names = seriesNames(runs);
   // Imported runs: a line under each one's table (its tool, what it left out), the definitions note once at the end.
   const imported = runs.map((r, i) => importedRunLine(r, names[i] ?? r.id));
-  const markdown = `${runs.map((r, i) => `<!-- run ${r.id} · ${r.name} -->\n${renderMarkdownReport(r.summary)}${imported[i] ? `\n- ${imported[i]}\n` : ''}`).join('\n')}${imported.some(Boolean) ? `\n- ${DEFINITIONS_NOTE}\n` : ''}`;
+  const markdown = `${runs.map((r, i) => `<!-- run ${r.id} · ${r.name} -->\n${statusMarkdown(r)}${renderMarkdownReport(r.summary)}${imported[i] ? `\n- ${imported[i]}\n` : ''}`).join('\n')}${imported.some(Boolean) ? `\n- ${DEFINITIONS_NOTE}\n` : ''}`;
   const sections = runs.map((r) => {
     const grid = r.summary.layout === 'grid';
     const stages = grid ? r.summary.stages : [...r.summary.stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
@@ -78,7 +78,7 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
     title: `inferbench compare — ${names.join(' vs ')}`,
     runs,
     names,
-    markdown: renderCompareMarkdown(sections, verdict, opts, capacityPart),
+    markdown: `${runs.map(statusMarkdown).join('')}${renderCompareMarkdown(sections, verdict, opts, capacityPart)}`,
     sections: sections.map((s) => ({ heading: s.heading, table: s.table })),
     verdict: { table: verdict.table, lines: verdict.lines },
     ...(capacityPart ? { capacityRanking: capacityPart } : {}),
@@ -101,6 +101,17 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
   };
 }
 
+/** A run in progress or stopped early says so above its table (store/run-store.ts runStatusLine). */
+function statusMarkdown(r: StoredRun): string {
+  const line = runStatusLine(r);
+  return line ? `**${r.name}: ${line}**\n\n` : '';
+}
+
+function statusText(r: StoredRun): string {
+  const line = runStatusLine(r);
+  return line ? `${r.name}: ${line}\n\n` : '';
+}
+
 /**
  * What `report` and `compare` print: for `report`, each run's compact terminal table (`--columns`); for `compare`,
  * its Markdown side by side with the markup turned into terminal text (bold only where `style` draws it).
@@ -108,6 +119,6 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
 export function terminalText(bundle: ReportBundle, opts: { columns?: readonly string[]; style: TerminalStyle }): string {
   if (bundle.kind === 'compare') return fromMarkdown(bundle.markdown, opts.style);
   const imported = bundle.runs.map((r, i) => importedRunLine(r, bundle.names[i] ?? r.id));
-  const parts = bundle.runs.map((r, i) => `${renderTerminalReport(r.summary, opts)}${imported[i] ? `\n- ${imported[i]}\n` : ''}`);
+  const parts = bundle.runs.map((r, i) => `${statusText(r)}${renderTerminalReport(r.summary, opts)}${imported[i] ? `\n- ${imported[i]}\n` : ''}`);
   return `${parts.join('\n')}${imported.some(Boolean) ? `\n- ${DEFINITIONS_NOTE}\n` : ''}`;
 }

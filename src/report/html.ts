@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Slo } from '../metrics/summary.js';
-import type { StoredRun } from '../store/run-store.js';
+import { runStatusLine, type StoredRun } from '../store/run-store.js';
 import type { RunDetails, TelemetryPoint } from '../store/run-details.js';
 import type { ChartDef } from './charts/specs.js';
 import { compileSpec, vegaRuntimePath } from './charts/render.js';
@@ -120,6 +120,7 @@ export async function renderHtml(input: HtmlInput): Promise<string> {
 <body>
 <h1>${esc(input.title)}</h1>
 <p class="note">Generated ${esc(input.generatedAt)} by inferbench ${esc(input.toolVersion)} from saved runs. Click a legend entry to highlight a run; hover a mark for its values.</p>
+${runs.map((r, i) => [names[i] ?? r.name, runStatusLine(r)] as const).filter(([, l]) => l).map(([n, l]) => `<p class="run-status"><strong>${esc(`${n}: ${l}`)}</strong></p>`).join('\n')}
 <h2>Runs</h2>
 ${htmlTable(metadataTable(runs, names))}
 ${notes.length ? `<ul class="note">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}

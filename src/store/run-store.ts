@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
 import type { RunSummaryDoc } from '../report/run-summary.js';
+import { holderText, liveHolder, type LockHolder } from './run-lock.js';
 import { firstIssue, manifestSchema, summarySchema, SUPPORTED_SCHEMA_VERSION, type ParsedManifest } from './schema.js';
 
 export const DEFAULT_RESULTS_DIR = 'inferbench-results';
@@ -18,6 +19,24 @@ export interface StoredRun {
   schemaVersion: number;
   /** Things a reader should know (newer schema, unreadable manifest). */
   warnings: string[];
+  /** A `run` still going (its process holds the folder: store/run-lock.ts), or one that stopped before its last row. */
+  status?: RunStatus;
+}
+
+export type RunStatus = { state: 'in-progress'; holder: LockHolder } | { state: 'incomplete'; interrupted: boolean };
+
+/** The line a report puts above a run's table when the run is not a finished one. */
+export function runStatusLine(run: StoredRun): string | undefined {
+  const rows = run.summary.stages.filter((s) => !s.interrupted).length;
+  const finished = `${rows} row${rows === 1 ? '' : 's'}`;
+  if (run.status?.state === 'in-progress') {
+    return `In progress: this run is still running (${holderText(run.status.holder)}); the table holds the ${finished} finished so far — report it again when it has finished`;
+  }
+  if (run.status?.state === 'incomplete') {
+    const how = run.status.interrupted ? 'was interrupted' : 'stopped (its process ended)';
+    return `Incomplete: this run ${how} before its last row; the table holds the ${finished} it finished — \`inferbench run --resume ${run.dir}\` runs the rest`;
+  }
+  return undefined;
 }
 
 export function runIdOf(folderName: string): string {
@@ -43,7 +62,8 @@ function readJson(path: string): unknown {
 export function openRunDir(dir: string): StoredRun {
   const abs = resolve(dir);
   const summaryPath = join(abs, 'summary.json');
-  const parsed = summarySchema.safeParse(readJson(summaryPath));
+  const raw = readJson(summaryPath);
+  const parsed = summarySchema.safeParse(raw);
   if (!parsed.success) {
     throw configError(`${summaryPath} is not an inferbench run summary (${firstIssue(parsed.error)})`, 'the file is corrupt or from another tool');
   }
@@ -64,7 +84,18 @@ export function openRunDir(dir: string): StoredRun {
     }
   }
   const name = basename(abs);
-  return { id: runIdOf(name), name, dir: abs, summary, ...(manifest ? { manifest } : {}), schemaVersion, warnings };
+  const status = statusOf(abs, (raw as { complete?: unknown }).complete, summary.interrupted);
+  return { id: runIdOf(name), name, dir: abs, summary, ...(manifest ? { manifest } : {}), schemaVersion, warnings, ...(status ? { status } : {}) };
+}
+
+/**
+ * `run` writes summary.json with `complete: false` after each row and `complete: true` at its end (predictions,
+ * imports and merges write no flag: they are whole). Not complete and held by a live process: in progress.
+ */
+function statusOf(dir: string, complete: unknown, interrupted: boolean): RunStatus | undefined {
+  if (complete !== false) return undefined;
+  const holder = liveHolder(dir);
+  return holder ? { state: 'in-progress', holder } : { state: 'incomplete', interrupted };
 }
 
 export interface ListedRun {
@@ -122,6 +153,10 @@ export function resolveRun(ref: string, resultsDir: string): StoredRun {
 
 /** A folder given as a run that has no summary.json: say that, and why it may be missing. */
 function noSummary(ref: string, dir: string): Error {
+  const holder = liveHolder(dir);
+  if (holder) {
+    return configError(`${ref} has no summary.json yet: that run is still in progress (${holderText(holder)}) and its first row has not finished`, 'report it once a row has finished (or when the run has)');
+  }
   if (existsSync(join(dir, 'manifest.json'))) {
     return configError(
       `${ref} has no summary.json: that run stopped before its first row finished`,

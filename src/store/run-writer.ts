@@ -1,27 +1,59 @@
-import { createWriteStream, mkdirSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, write, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequestRecord } from '../metrics/record.js';
 import { applyRecordPolicy, type RecordPolicy } from './record-policy.js';
+import { describeWriteFailure, writeFailureError, type WriteFailure } from './write-errors.js';
 
 export const SCHEMA_VERSION = 1;
 
 /**
+ * Test hook, for tests only: `INFERBENCH_TEST_DISK_FULL_AFTER=N` lets N bytes of requests.jsonl reach the file, then
+ * sends the rest of that write and every later write of this writer to /dev/full, whose writes fail with a real
+ * ENOSPC from the kernel — the short write then ENOSPC that a filling disk gives, without needing a small disk.
+ */
+const DISK_FULL_AFTER_ENV = 'INFERBENCH_TEST_DISK_FULL_AFTER';
+
+export interface RunWriterOptions {
+  /**
+   * Called once, at the first write that fails (disk full, I/O error …): the writer keeps whole records only, writes
+   * nothing more, and throws nothing; the caller stops and reports. Without it, a failed write throws (one line).
+   */
+  onFailure?: (failure: WriteFailure) => void;
+}
+
+/**
  * One run folder: manifest.json (config and metadata, written first), requests.jsonl (appended as requests
  * finish, batched so the hot path never waits on the disk), summary.json and tables at the end.
+ * requests.jsonl only ever holds whole lines: a write that fails part-way is cut back to its last whole record.
  */
 export class RunWriter {
   readonly dir: string;
-  private readonly stream: WriteStream;
+  /** The first write that failed; nothing is written after it. */
+  failure: WriteFailure | undefined;
+  private readonly requestsPath: string;
+  private readonly fd: number;
+  /** Bytes of requests.jsonl that are whole records. */
+  private size: number;
   private pending: string[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Batches are written one after another, off the caller's path. */
+  private writing: Promise<void> = Promise.resolve();
+  private budget = testBudget();
 
   constructor(
     dir: string,
     private readonly policy?: RecordPolicy,
+    private readonly opts: RunWriterOptions = {},
   ) {
     this.dir = dir;
-    mkdirSync(dir, { recursive: true });
-    this.stream = createWriteStream(join(dir, 'requests.jsonl'), { flags: 'a' });
+    this.requestsPath = join(dir, 'requests.jsonl');
+    try {
+      mkdirSync(dir, { recursive: true });
+      this.fd = openSync(this.requestsPath, 'a');
+      this.size = fstatSync(this.fd).size;
+    } catch (err) {
+      throw writeFailureError(describeWriteFailure(this.requestsPath, err));
+    }
   }
 
   writeJson(name: string, value: unknown): void {
@@ -33,12 +65,21 @@ export class RunWriter {
    * `ls`, `report`, the dashboard, `--resume` after a crash — never sees half of one.
    */
   writeText(name: string, text: string): void {
+    if (this.failure) return;
     const path = join(this.dir, name);
-    writeFileSync(`${path}.tmp`, text);
-    renameSync(`${path}.tmp`, path);
+    try {
+      if (this.budget !== undefined && this.budget <= 0) writeFileSync('/dev/full', text);
+      writeFileSync(`${path}.tmp`, text);
+      renameSync(`${path}.tmp`, path);
+    } catch (err) {
+      rmSync(`${path}.tmp`, { force: true });
+      const failure = this.fail(path, err);
+      if (!this.opts.onFailure) throw writeFailureError(failure);
+    }
   }
 
   appendRecord(full: RequestRecord): void {
+    if (this.failure) return;
     const record = this.policy ? applyRecordPolicy(this.policy, full) : full;
     if (!record) return;
     // Every line carries the schema version, so a line copied out of its run still says how to read it.
@@ -50,25 +91,96 @@ export class RunWriter {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.length === 0) return;
-    this.stream.write(this.pending.join('\n') + '\n');
+    if (this.pending.length === 0 || this.failure) return;
+    const batch = Buffer.from(this.pending.join('\n') + '\n');
     this.pending = [];
+    this.writing = this.writing.then(() => this.writeBatch(batch));
   }
 
-  /** Flush and close requests.jsonl; resolves when the bytes are on disk. */
-  close(): Promise<void> {
+  /** Flush and close requests.jsonl; resolves when the bytes are on disk (rejects on a failed write without onFailure). */
+  async close(): Promise<void> {
     this.flush();
-    return new Promise((resolve, reject) => this.stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    await this.writing;
+    closeSync(this.fd);
+    if (this.failure && !this.opts.onFailure) throw writeFailureError(this.failure);
   }
 
-  /** Synchronous last-chance flush for a hard exit (second Ctrl-C). */
+  /** Synchronous last-chance flush for a hard exit (second Ctrl-C): whole lines or nothing more. */
   flushSync(): void {
     if (this.timer) clearTimeout(this.timer);
-    if (this.pending.length > 0) {
-      writeFileSync(join(this.dir, 'requests.jsonl'), this.pending.join('\n') + '\n', { flag: 'a' });
+    if (this.pending.length > 0 && !this.failure) {
+      const batch = Buffer.from(this.pending.join('\n') + '\n');
       this.pending = [];
+      try {
+        writeSync(this.fd, batch);
+      } catch {
+        ftruncateSafe(this.fd, this.size);
+      }
     }
   }
+
+  /** A write into this folder that failed elsewhere (the report files): recorded as the writer's own. */
+  recordFailure(path: string, err: unknown): void {
+    this.fail(path, err);
+  }
+
+  /** Writes one batch, all of it; on a failure the file is cut back to the last whole line that reached it. */
+  private async writeBatch(batch: Buffer): Promise<void> {
+    if (this.failure) return;
+    let done = 0;
+    try {
+      while (done < batch.length) done += await this.writeSome(batch, done);
+      this.size += batch.length;
+    } catch (err) {
+      const lastNewline = done > 0 ? batch.lastIndexOf(0x0a, done - 1) : -1;
+      this.size += lastNewline + 1;
+      ftruncateSafe(this.fd, this.size);
+      this.fail(this.requestsPath, err);
+    }
+  }
+
+  /** One write(2) of what is left of `batch` from `offset`; resolves with the bytes written (may be fewer). */
+  private writeSome(batch: Buffer, offset: number): Promise<number> {
+    let fd = this.fd;
+    let length = batch.length - offset;
+    if (this.budget !== undefined) {
+      if (this.budget <= 0) fd = openSync('/dev/full', 'w');
+      else length = Math.min(length, this.budget);
+    }
+    return new Promise((resolve, reject) =>
+      write(fd, batch, offset, length, null, (err, written) => {
+        if (fd !== this.fd) closeSync(fd);
+        if (err) return reject(err);
+        if (this.budget !== undefined) this.budget -= written;
+        resolve(written);
+      }),
+    );
+  }
+
+  /** Records the first failure and tells the caller; never throws (it also runs inside the write chain). */
+  private fail(path: string, err: unknown): WriteFailure {
+    if (this.failure) return this.failure;
+    const failure = describeWriteFailure(path, err);
+    this.failure = failure;
+    this.pending = [];
+    this.opts.onFailure?.(failure);
+    return failure;
+  }
+}
+
+function ftruncateSafe(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size);
+  } catch {
+    // Nothing more can be done; the records reader skips a cut last line.
+  }
+}
+
+function testBudget(): number | undefined {
+  const raw = process.env[DISK_FULL_AFTER_ENV];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
 /** `./inferbench-results/20261122-071500-label` style folder name. */
