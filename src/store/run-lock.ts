@@ -188,7 +188,7 @@ export function claimRunFolder(dir: string, how: ClaimHow): RunLock | undefined 
   if (!(got instanceof RunLock)) {
     removeEmpty(made);
     if (how.flag === '--resume') {
-      throw configError(`--resume ${how.shown}: that run is still in progress (${holderText(got)})`, `wait for it to finish, or stop it (Ctrl-C where it runs, or kill ${got.pid}) and resume it then`);
+      throw configError(`--resume ${how.shown}: that run is still in progress (${holderText(got)})`, `wait for it to finish, or stop it first — Ctrl-C where it runs, or kill ${got.pid} — then resume it`);
     }
     throw configError(`--out ${how.shown}: a run is writing there now (${holderText(got)})`, 'give each run its own folder');
   }

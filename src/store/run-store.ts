@@ -30,7 +30,7 @@ export function runStatusLine(run: StoredRun): string | undefined {
   const rows = run.summary.stages.filter((s) => !s.interrupted).length;
   const finished = `${rows} row${rows === 1 ? '' : 's'}`;
   if (run.status?.state === 'in-progress') {
-    return `In progress: this run is still running (${holderText(run.status.holder)}); the table holds the ${finished} finished so far — report it again when it has finished`;
+    return `In progress: the run is still going (${holderText(run.status.holder)}); the table holds the ${finished} finished so far — report it again when it has finished`;
   }
   if (run.status?.state === 'incomplete') {
     const how = run.status.interrupted ? 'was interrupted' : 'stopped (its process ended)';
