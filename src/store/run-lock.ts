@@ -204,9 +204,11 @@ export function claimRunFolder(dir: string, how: ClaimHow): RunLock | undefined 
 
 /** What to do about a non-empty --out: continue the run it holds, or use another folder. */
 function notEmptyHint(dir: string, shown: string): string {
-  if (!existsSync(join(dir, 'manifest.json'))) return 'give each run a new (or empty) folder';
+  const manifest = parseJson(readText(join(dir, 'manifest.json'))) as { command?: string } | undefined;
+  if (!manifest) return 'give each run a new (or empty) folder';
   const summary = parseJson(readText(join(dir, 'summary.json'))) as { complete?: boolean } | undefined;
-  if (summary?.complete === true) return 'it holds a finished run: give the new run a new folder';
+  // `run` marks a summary complete: false until its last row; predictions, imports and merges are whole.
+  if (manifest.command !== 'run' || (summary !== undefined && summary.complete !== false)) return 'it holds a finished run: give the new run a new folder';
   return `it holds a run that stopped: continue it with \`inferbench run --resume ${shown}\`, or give the new run a new folder`;
 }
 

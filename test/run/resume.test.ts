@@ -34,6 +34,8 @@ describe('--resume', () => {
       expect(await new Promise((r) => child.on('close', r))).toBe(130);
       const before = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { complete: boolean; stages: Array<{ label: string }> };
       expect(before.complete).toBe(false);
+      // Ctrl-C lets go of the folder (store/run-lock.ts).
+      expect(existsSync(join(out, '.inferbench-run.lock'))).toBe(false);
       const finishedRows = before.stages.filter((s) => s.label).length;
 
       const res = await runCli(['run', '--resume', out, '--no-progress']);
