@@ -4,6 +4,7 @@ import { parseColumns } from '../report/columns.js';
 import { terminalStyle } from '../report/terminal.js';
 import { defaultReportDir, parseFormats, writeBundle, type ReportBundle } from '../report/outputs.js';
 import { DEFAULT_RESULTS_DIR, resolveRun, type StoredRun } from '../store/run-store.js';
+import { describeWriteFailure, isFsError, writeFailureError } from '../store/write-errors.js';
 import { checkOutputDir } from './preflight.js';
 import { toolVersion } from './version.js';
 
@@ -36,7 +37,8 @@ export async function emit(bundle: ReportBundle, flags: ReportFlags, io: Io): Pr
   const text = terminalText(bundle, { ...(columns ? { columns } : {}), style: terminalStyle(io.stdout) });
   io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   const out = flags.out ?? defaultReportDir(bundle.kind);
-  const written = await writeBundle(bundle, formats, out);
+  // A full disk (or any failed write) is one line naming the file, exit 1, as for `run`.
+  const written = await writeBundle(bundle, formats, out).catch((err: unknown) => Promise.reject(isFsError(err) ? writeFailureError(describeWriteFailure(err.path ?? out, err)) : err));
   io.stderr.write(`wrote ${written.length} file${written.length === 1 ? '' : 's'} to ${out}: ${written.map((p) => p.split(/[\\/]/).pop()).join(', ')}\n`);
   return 0;
 }

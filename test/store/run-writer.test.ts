@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InferbenchError } from '../../src/core/errors.js';
 import type { RequestRecord } from '../../src/metrics/record.js';
 import { RunWriter } from '../../src/store/run-writer.js';
-import type { WriteFailure } from '../../src/store/write-errors.js';
+import { describeWriteFailure, type WriteFailure } from '../../src/store/write-errors.js';
 
 // Writes that fail for real: /dev/full accepts open(2) and fails every write(2) with ENOSPC (Linux).
 const record = (id: number): RequestRecord =>
@@ -79,5 +79,15 @@ describe('RunWriter on a failing disk', () => {
     expect(ids).toEqual(ids.map((_, i) => i));
     const oneLine = Buffer.byteLength(text) / ids.length;
     expect(budget - Buffer.byteLength(text)).toBeLessThan(oneLine);
+  });
+});
+
+describe('write failures in one line', () => {
+  it('names the file, what the error means and what to do, for the errors a disk gives mid-run', () => {
+    const fsError = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: failed, write`), { code, syscall: 'write' });
+    expect(describeWriteFailure('/r/requests.jsonl', fsError('EIO')).message).toBe('cannot write /r/requests.jsonl: the disk reported an I/O error (EIO)');
+    expect(describeWriteFailure('/r/requests.jsonl', fsError('EDQUOT')).message).toBe('cannot write /r/requests.jsonl: your disk quota is used up (EDQUOT)');
+    expect(describeWriteFailure('/r/summary.json', fsError('EROFS')).message).toBe('cannot write /r/summary.json: the file system became read-only (EROFS)');
+    expect(describeWriteFailure('/r/summary.json', fsError('EROFS')).todo).toMatch(/give --out a writable folder/);
   });
 });
