@@ -2,6 +2,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { configError } from '../core/errors.js';
+import { describeWriteFailure, isFsError } from './write-errors.js';
 
 /**
  * One run per folder. A run (or `--resume`) holds `.inferbench-run.lock` in its folder while its process is alive:
@@ -121,19 +122,20 @@ export function holderText(h: LockHolder): string {
  */
 function takeLock(dir: string, command: string, madeFolders: string[]): RunLock | LockHolder {
   const path = join(dir, LOCK_FILE);
-  const mine: LockHolder = { pid: process.pid, host: hostname(), ...(startTicksOf(process.pid) ? { startTicks: startTicksOf(process.pid) as string } : {}), startedAt: new Date().toISOString(), command };
+  const ticks = startTicksOf(process.pid);
+  const mine: LockHolder = { pid: process.pid, host: hostname(), ...(ticks !== undefined ? { startTicks: ticks } : {}), startedAt: new Date().toISOString(), command };
   const text = `${JSON.stringify(mine)}\n`;
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, text);
   try {
     for (let attempt = 0; attempt < 10; attempt++) {
       try {
-        linkSync(tmp, path);
+        createExclusive(tmp, path, text);
         return new RunLock(dir, text, madeFolders);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
-      const seen = readText(path);
+      const seen = readSettled(path);
       if (seen === undefined) continue; // removed meanwhile: try again
       const holder = parseHolder(seen);
       if (holder && holderAlive(holder)) return holder;
@@ -157,6 +159,30 @@ function takeLock(dir: string, command: string, madeFolders: string[]): RunLock 
   } finally {
     rmSync(tmp, { force: true });
   }
+}
+
+/**
+ * Creates `path` holding `text`, failing with EEXIST when it exists: a hard link of a complete file where the file
+ * system has hard links (a reader never sees it half-written), else O_EXCL.
+ */
+function createExclusive(tmp: string, path: string, text: string): void {
+  try {
+    linkSync(tmp, path);
+  } catch (err) {
+    if (!NO_LINKS.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    writeFileSync(path, text, { flag: 'wx' });
+  }
+}
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** The lock's text; one that does not parse yet may be an O_EXCL lock being written: read it again a few times. */
+function readSettled(path: string): string | undefined {
+  let text = readText(path);
+  for (let i = 0; i < 5 && text !== undefined && !parseHolder(text); i++) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    text = readText(path);
+  }
+  return text;
 }
 
 /** mkdir -p that returns the folders it made, outermost first. */
@@ -183,8 +209,17 @@ export interface ClaimHow {
  */
 export function claimRunFolder(dir: string, how: ClaimHow): RunLock | undefined {
   if (how.flag === '--resume' && !existsSync(dir)) return undefined;
-  const made = how.flag === '--resume' ? [] : makeFolders(dir);
-  const got = takeLock(dir, how.command, made);
+  let made: string[] = [];
+  let got: RunLock | LockHolder;
+  try {
+    made = how.flag === '--resume' ? [] : makeFolders(dir);
+    got = takeLock(dir, how.command, made);
+  } catch (err) {
+    if (!isFsError(err)) throw err;
+    removeEmpty(made);
+    const f = describeWriteFailure(join(dir, LOCK_FILE), err);
+    throw configError(`${how.flag} ${how.shown}: ${f.message}`, f.todo);
+  }
   if (!(got instanceof RunLock)) {
     removeEmpty(made);
     if (how.flag === '--resume') {
@@ -193,7 +228,8 @@ export function claimRunFolder(dir: string, how: ClaimHow): RunLock | undefined 
     throw configError(`--out ${how.shown}: a run is writing there now (${holderText(got)})`, 'give each run its own folder');
   }
   if (how.flag === '--out') {
-    const others = readdirSync(dir).filter((name) => !name.startsWith(LOCK_FILE));
+    // Not counted: this lock (and another process's attempt at it), a starting run's write check (cli/preflight.ts).
+    const others = readdirSync(dir).filter((name) => !name.startsWith(LOCK_FILE) && !name.startsWith('.inferbench-write-check-'));
     if (others.length > 0) {
       got.release();
       throw configError(`--out ${how.shown} is not empty`, notEmptyHint(dir, how.shown));
