@@ -73,6 +73,18 @@ export function compareSections(runs: readonly StoredRun[], names: readonly stri
   return runs[0]?.summary.layout === 'grid' ? gridSections(runs, names) : sweepSections(runs, names);
 }
 
+/**
+ * The lines compare.md prints under its tables (the HTML report carries the same): what the marks and the Δ columns
+ * mean, and for runs imported from other tools how their figures map onto inferbench's definitions.
+ */
+export function compareNoteLines(sections: readonly CompareSection[]): { legend: string[]; definitions: string[] } {
+  const runs = sections.map((s) => s.run);
+  const legend: string[] = [];
+  if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) legend.push('\\* completed under 90% of the target rate: the server could not keep up.');
+  legend.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).');
+  return { legend, definitions: definitionLines(runs, sections.map((s) => s.series)) };
+}
+
 export function renderCompareMarkdown(
   sections: readonly CompareSection[],
   verdict: Verdict,
@@ -87,11 +99,9 @@ export function renderCompareMarkdown(
   for (const w of warnings) out.push(`**${w}**`, '');
   if (runs[0]?.summary.layout === 'grid') out.push(`# ${models.join(' vs ')}`, '');
   for (const s of sections) out.push(s.heading, '', renderMarkdown(s.table), '');
-  if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) out.push('\\* completed under 90% of the target rate: the server could not keep up.', '');
-  out.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).', '');
-  // Runs imported from other tools: how their figures map onto inferbench's definitions, and what was left out.
-  const definitions = definitionLines(runs, sections.map((s) => s.series));
-  if (definitions.length) out.push(...definitions.map((l) => `- ${l}`), '');
+  const notes = compareNoteLines(sections);
+  out.push(...notes.legend.flatMap((l) => [l, '']));
+  if (notes.definitions.length) out.push(...notes.definitions.map((l) => `- ${l}`), '');
   if (capacity) {
     out.push('## Capacity ranking', '', renderMarkdown(capacity.table), '');
     for (const line of capacity.lines) out.push(`- ${line}`);
