@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Stats } from '../../src/metrics/stats.js';
 import type { StageSummary } from '../../src/metrics/summary.js';
 import { capacityChart } from '../../src/report/charts/capacity.js';
 import { specToSvg } from '../../src/report/charts/render.js';
@@ -66,7 +67,7 @@ describe('a row stopped as over-saturated shows the requests it sent', () => {
   });
 });
 
-const stat = (v: number, count: number): Record<string, number> => ({ count, mean: v, median: v, p90: v, p95: v, p99: v, min: v, max: v, stddev: 0 });
+const stat = (v: number, count: number): Stats => ({ count, mean: v, median: v, p90: v, p95: v, p99: v, min: v, max: v, stddev: 0 });
 const row = (label: string, extra: Partial<StageSummary> = {}): StageSummary =>
   ({
     index: 0, label, kind: 'open', targetRate: 4, durationS: 5,
