@@ -71,7 +71,7 @@ const tokens = (n: number): string => n.toFixed(n >= 100 ? 0 : 1);
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(0)}%`;
 
 /**
- * "measured output length: tgi's 512/512 cells averaged 245 tokens, vllm's 512 (−52%); …" — one text per kind of
+ * "measured output length (more than 5% apart): cell 512/512 averaged 245 tokens in tgi, 512 in vllm (−52%); …" — one text per kind of
  * length and pair of runs, cells listed (at most four, then how many more).
  */
 export function lengthGapTexts(gaps: readonly LengthGap[]): string[] {
@@ -84,7 +84,7 @@ export function lengthGapTexts(gaps: readonly LengthGap[]): string[] {
     const first = list[0] as LengthGap;
     const each = list.slice(0, 4).map((g) => {
       const where = g.cell ? `cell ${g.cell} averaged` : 'requests averaged';
-      return `${g.other.series}'s ${where} ${tokens(g.other.meanTokens)} tokens, ${g.baseline.series}'s ${tokens(g.baseline.meanTokens)} (${signed((g.other.meanTokens - g.baseline.meanTokens) / g.baseline.meanTokens)})`;
+      return `${where} ${tokens(g.other.meanTokens)} tokens in ${g.other.series}, ${tokens(g.baseline.meanTokens)} in ${g.baseline.series} (${signed((g.other.meanTokens - g.baseline.meanTokens) / g.baseline.meanTokens)})`;
     });
     const more = list.length > 4 ? `; and ${list.length - 4} more cells` : '';
     return `measured ${first.what} length (more than ${MEASURED_LENGTH_TOLERANCE * 100}% apart): ${each.join('; ')}${more}`;
