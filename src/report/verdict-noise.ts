@@ -10,9 +10,12 @@ import type { StoredRun } from '../store/run-store.js';
  *   the repeats (summary.json `intervals`); otherwise it is estimated from the row itself:
  *   - a mean latency (TTFT, ITL, latency per output token): 1.96 × the standard error of the mean of its
  *     per-request values (stddev / √count);
- *   - a throughput (output tokens/s, req/s): the counting error of the N successes in its window, taken as Poisson
- *     (relative standard error √(1 + cv²) / √N, cv the output lengths' coefficient of variation) — an upper
- *     estimate for a closed loop, whose completions are more regular than Poisson.
+ *   - a throughput (output tokens/s, req/s) of a closed loop or a burst: by Little's law (throughput = requests in
+ *     flight / mean latency, the requests in flight set by the client) its relative error is the mean request
+ *     latency's: (stddev / mean of the per-request latencies) / √N over the N successes;
+ *   - a throughput of an open loop: its arrivals are random, so the counting error of the N successes in its
+ *     window, taken as Poisson: relative standard error √(1 + cv²) / √N, cv the output lengths' coefficient of
+ *     variation (for tokens/s).
  *   Two figures whose gap is within 1.96 × √(seA² + seB²) (95%) are within noise: the verdict says so and suggests
  *   `--repeat`. Predicted runs are not weighed for noise: both ran in virtual time from one seed's arrivals, so
  *   their difference is the engines', not chance.
@@ -53,9 +56,14 @@ export function throughputNoise(s: StageSummary, value: number, key: 'outputToke
   const hw = repeatHalfWidth(s, key);
   if (hw !== undefined) return { value, halfWidth95: hw, source: 'repeat' };
   const n = s.requests.ok;
-  const out = s.metrics.outputTokens;
-  const cv = key === 'outputTokenThroughput' && out && out.mean > 0 && Number.isFinite(out.stddev) ? out.stddev / out.mean : 0;
-  return n > 0 ? { value, halfWidth95: (Z95 * Math.abs(value) * Math.sqrt(1 + cv * cv)) / Math.sqrt(n), source: 'row' } : { value, halfWidth95: 0, source: 'none' };
+  if (n <= 0) return { value, halfWidth95: 0, source: 'none' };
+  const cvOf = (st: StageSummary['metrics']['e2eMs']): number => (st && st.mean > 0 && Number.isFinite(st.stddev) ? st.stddev / st.mean : 0);
+  const e2e = s.metrics.e2eMs;
+  const relative =
+    s.kind !== 'open' && e2e
+      ? cvOf(e2e) / Math.sqrt(n)
+      : Math.sqrt(1 + (key === 'outputTokenThroughput' ? cvOf(s.metrics.outputTokens) ** 2 : 0)) / Math.sqrt(n);
+  return { value, halfWidth95: Z95 * Math.abs(value) * relative, source: 'row' };
 }
 
 /** The mean of a per-request latency with its 95% half-width (repeats' interval, else the standard error). */
