@@ -2,6 +2,7 @@ import type { CapacityResult } from '../load/capacity-types.js';
 import { shortError } from '../core/short-error.js';
 import type { Stats } from '../metrics/stats.js';
 import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js';
+import { withReasoningColumns } from './reasoning-columns.js';
 import { INTERRUPTED_MARK, okSentCell, stoppedBeforeMeasuring, stoppedFailureText } from './row-status.js';
 import type { Table } from './table.js';
 
@@ -135,26 +136,6 @@ export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: C
   }, ordered, 'Time to First Token', ' ms'), ordered, opts.capacity), ordered);
 }
 
-/**
- * Reasoning models: time to the first token of the answer and the tokens spent reasoning, after the TTFT column
- * (the terminal's default columns show them too: columns.ts). `rowStages[i]` is the stage of row i.
- */
-function withReasoningColumns(table: Table, rowStages: readonly (StageSummary | undefined)[], after: string, unit: string): Table {
-  if (!rowStages.some((s) => s?.metrics.reasoningTokens)) return table;
-  const at = table.headers.indexOf(after) + 1;
-  const cells = (s: StageSummary | undefined): string[] =>
-    s && s.requests.ok > 0 ? [f2(s.metrics.ttfoMs?.mean, unit), f2(s.metrics.reasoningTokens?.mean)] : ['—', '—'];
-  const headers = [...table.headers];
-  headers.splice(at, 0, `Time to First Output Token${unit ? '' : ' (ms)'}`, 'Reasoning Tokens');
-  return {
-    headers,
-    rows: table.rows.map((r, i) => {
-      const row = [...r];
-      row.splice(at, 0, ...cells(rowStages[i]));
-      return row;
-    }),
-  };
-}
 
 /**
  * Embeddings rows: the seed layout's TTFT, ITL and output columns would be empty (a reply of vectors has no tokens to
