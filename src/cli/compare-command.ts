@@ -3,6 +3,8 @@ import { configError } from '../core/errors.js';
 import { loadPriceFile, parsePriceList } from '../plan/prices.js';
 import { buildCompareBundle } from '../report/bundles.js';
 import { mismatchText, runMismatches } from '../report/comparability.js';
+import { lengthGapTexts, measuredLengthGaps, MEASURED_LENGTH_TOLERANCE } from '../report/measured-lengths.js';
+import { seriesNames } from '../report/series.js';
 import type { PriceOptions } from '../report/gpu-prices.js';
 import { parseFormats } from '../report/outputs.js';
 import { DEFAULT_REPORT_FORMATS, checkReportOut, emit, openRuns, type ReportFlags } from './report-command.js';
@@ -56,11 +58,13 @@ export async function compareCommand(refs: readonly string[], flags: CompareFlag
   // Like with like: a verdict between different models or workloads is a number about nothing. (Mixed
   // grid/sweep layouts are refused by the bundle with their own message.)
   const oneLayout = new Set(runs.map((r) => r.summary.layout)).size === 1;
-  const mismatches = oneLayout ? runMismatches(runs).map(mismatchText) : [];
+  // Requested lengths alike, served lengths not (a server that stops on its own): the same refusal, with the figures.
+  const lengthGaps = oneLayout ? lengthGapTexts(measuredLengthGaps(runs, seriesNames(runs))) : [];
+  const mismatches = oneLayout ? [...runMismatches(runs).map(mismatchText), ...lengthGaps] : [];
   if (mismatches.length > 0 && flags.allowMismatch !== true) {
     throw configError(
       `these runs are not comparable — they differ in ${mismatches.join('; ')}`,
-      'compare runs of one model, workload, profile and window rules — capacity runs also of one SLO, attainment target, error limit and axis (engines, GPUs and quantization may differ), or pass --allow-mismatch to compare them anyway',
+      `compare runs of one model, workload, profile and window rules — capacity runs also of one SLO, attainment target, error limit and axis (engines, GPUs and quantization may differ)${lengthGaps.length ? `, whose servers produced the lengths asked (within ${MEASURED_LENGTH_TOLERANCE * 100}%: force them where the server can, e.g. ignore_eos)` : ''}, or pass --allow-mismatch to compare them anyway`,
     );
   }
   if (mismatches.length > 0) io.stderr.write(`WARNING: comparing runs that differ in ${mismatches.join('; ')} (--allow-mismatch): the verdict does not compare like with like\n`);

@@ -1,4 +1,5 @@
 import { configError } from '../core/errors.js';
+import { rowCountText } from '../report/row-status.js';
 import { renderMarkdown } from '../report/table.js';
 import { seriesLabel } from '../report/series.js';
 import { findEngineProfile } from '../sim/engine/profiles.js';
@@ -48,19 +49,9 @@ export function engineName(run: StoredRun): string {
   return `${name}${context.engineVersion ? ` ${context.engineVersion}` : ''}${target.simulated ? ' (simulated)' : ''}`;
 }
 
-/**
- * The rows of the run's table (a grid's cells: each is a burst and a latency pass), then the rows with nothing to
- * show, by why: failed requests, or requests cut (by the end of the row or a Ctrl-C) — a cut row never counts as failed.
- */
+/** The rows of the run's table, and those with nothing to show by why (report/row-status.ts, shared with the dashboard). */
 function rowsCell(run: StoredRun): string {
-  const stages = run.summary.stages;
-  const cells = new Set(stages.flatMap((s) => (s.grid ? [`${s.grid.input}/${s.grid.output}`] : [])));
-  const count = run.summary.layout === 'grid' && cells.size > 0 ? `${cells.size} cell${cells.size === 1 ? '' : 's'}` : String(stages.length);
-  const empty = stages.filter((s) => s.requests.ok === 0);
-  const failed = empty.filter((s) => s.requests.errors > 0).length;
-  const cut = empty.filter((s) => s.requests.errors === 0 && s.requests.incomplete > 0).length;
-  const notes = [failed ? `${failed} failed` : '', cut ? `${cut} cut` : '', run.summary.interrupted ? 'interrupted' : ''].filter((n) => n !== '');
-  return `${count}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+  return rowCountText(run.summary.stages, { layout: run.summary.layout, interrupted: run.summary.interrupted });
 }
 
 const when = (iso: string): string => (iso ? iso.replace('T', ' ').slice(0, 16) : '?');

@@ -144,6 +144,11 @@ export interface StageSummary {
   sloAttainment?: { percent: number; met: number; of: number };
   /** The row was stopped early because its queue kept growing (capacity probes); says what was seen. */
   overSaturated?: string;
+  /**
+   * A row that stopped early (over-saturated, or a streak of failures): every request it sent, ramp-up included, and
+   * how they ended — what "ok/sent" shows when the window measured nothing (report/row-status.ts).
+   */
+  beforeStop?: { sent: number; ok: number; failed: number; cut: number };
   /** `--repeat N`: the 95% intervals of the main figures over the repeats (metrics/repeats.ts). */
   intervals?: Record<string, RepeatInterval>;
   /** `--repeat N`: each repeat's own row; the row's figures are their means. */
@@ -288,6 +293,7 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     const of = acc.measured;
     summary.sloAttainment = { percent: of > 0 ? (100 * acc.good) / of : 0, met: acc.good, of };
   }
+  if (w?.overSaturated || w?.stoppedEarly) summary.beforeStop = rowOutcomes(acc);
   if (w?.overSaturated) {
     summary.overSaturated = w.overSaturated;
     if (spec.kind === 'open') {
@@ -296,6 +302,18 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     }
   }
   return summary;
+}
+
+/** Every request of the row, ramp-up included, by how it ended (the timeline keeps each one's status). */
+function rowOutcomes(acc: StageAccumulator): NonNullable<StageSummary['beforeStop']> {
+  const out = { sent: 0, ok: 0, failed: 0, cut: 0 };
+  for (const status of acc.timeline.status.view()) {
+    out.sent++;
+    if (status === 0) out.ok++;
+    else if (status === 1) out.failed++;
+    else out.cut++;
+  }
+  return out;
 }
 
 /**

@@ -7,12 +7,12 @@ import { gridCharts } from './charts/grid.js';
 import { runsSlo } from './charts/axes.js';
 import type { Slo } from '../metrics/summary.js';
 import { rankCapacity, renderCapacityRankingCsv } from './capacity-rank.js';
-import { compareSections, renderCompareCsv, renderCompareMarkdown } from './compare.js';
+import { compareNoteLines, compareSections, renderCompareCsv, renderCompareMarkdown } from './compare.js';
 import { pricesJson } from './gpu-prices.js';
 import { computeGridVerdict } from './grid-verdict.js';
 import { gridHeader, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import type { ReportBundle } from './outputs.js';
-import { renderCsvReport, renderMarkdownReport, renderTerminalReport } from './run-summary.js';
+import { renderCsvReport, renderMarkdownReport, renderTerminalReport, runNoteLines } from './run-summary.js';
 import { fromMarkdown, type TerminalStyle } from './terminal.js';
 import { seriesNames } from './series.js';
 import { computeVerdict, type VerdictOptions } from './verdict.js';
@@ -39,10 +39,18 @@ export function buildReportBundle(runs: StoredRun[], toolVersion: string): Repor
   // Imported runs: a line under each one's table (its tool, what it left out), the definitions note once at the end.
   const imported = runs.map((r, i) => importedRunLine(r, names[i] ?? r.id));
   const markdown = `${runs.map((r, i) => `<!-- run ${r.id} · ${r.name} -->\n${statusMarkdown(r)}${renderMarkdownReport(r.summary)}${imported[i] ? `\n- ${imported[i]}\n` : ''}`).join('\n')}${imported.some(Boolean) ? `\n- ${DEFINITIONS_NOTE}\n` : ''}`;
-  const sections = runs.map((r) => {
+  const sections = runs.map((r, i) => {
     const grid = r.summary.layout === 'grid';
     const stages = grid ? r.summary.stages : [...r.summary.stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
-    return { heading: grid ? gridHeader(r.summary.context) : sweepHeader(r.summary.context), table: grid ? gridTable(stages) : sweepTable(stages) };
+    const capacity = r.summary.capacity ? { capacity: r.summary.capacity } : {};
+    // The lines report.md and the terminal print under this run's table, from the one function that writes them.
+    const notes = [...runNoteLines(r.summary), ...(imported[i] ? [imported[i] as string] : [])];
+    return {
+      heading: grid ? gridHeader(r.summary.context) : sweepHeader(r.summary.context),
+      table: grid ? gridTable(stages) : sweepTable(stages, capacity),
+      ...(r.summary.capacity ? { answer: r.summary.capacity.verdict } : {}),
+      notes,
+    };
   });
   const single = runs.length === 1 ? runs[0] : undefined;
   return {
@@ -52,6 +60,7 @@ export function buildReportBundle(runs: StoredRun[], toolVersion: string): Repor
     names,
     markdown,
     sections,
+    ...(imported.some(Boolean) ? { notes: [DEFINITIONS_NOTE] } : {}),
     csv: runs.map((r) => ({ file: runs.length === 1 ? 'table.csv' : `table-${r.id}.csv`, text: renderCsvReport(r.summary) })),
     json: { kind: 'report', runs: runs.map((r, i) => runJson(r, names[i] ?? r.id)) },
     charts: chartsFor(runs, names, 'report'),
@@ -70,6 +79,7 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
   }
   const names = seriesNames(runs);
   const sections = compareSections(runs, names);
+  const tableNotes = compareNoteLines(sections);
   const verdict = runs[0]?.summary.layout === 'grid' ? computeGridVerdict(runs, names, opts) : computeVerdict(runs, names, opts);
   const capacity = rankCapacity(runs, names, opts);
   const capacityPart = capacity ? { table: capacity.table, lines: capacity.lines } : undefined;
@@ -80,6 +90,7 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
     names,
     markdown: `${runs.map(statusMarkdown).join('')}${renderCompareMarkdown(sections, verdict, opts, capacityPart)}`,
     sections: sections.map((s) => ({ heading: s.heading, table: s.table })),
+    notes: [...tableNotes.legend, ...tableNotes.definitions],
     verdict: { table: verdict.table, lines: verdict.lines },
     ...(capacityPart ? { capacityRanking: capacityPart } : {}),
     csv: [{ file: 'compare.csv', text: renderCompareCsv(sections) }, ...(capacity ? [{ file: 'capacity-ranking.csv', text: renderCapacityRankingCsv(capacity) }] : [])],

@@ -1,7 +1,7 @@
 import { configError } from '../core/errors.js';
 import type { CapacityResult } from '../load/capacity-types.js';
 import type { MetricName, StageSummary } from '../metrics/summary.js';
-import { f2, failureCell, isEmbeddingsRun, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
+import { cellSamples, f2, failureCell, isEmbeddingsRun, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
 import type { ReportRow } from './report-rows.js';
 
 /** What a column needs besides its row. */
@@ -87,7 +87,7 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
     name: 'ok',
     header: (ctx) => (ctx.layout === 'grid' ? 'ok/sent (burst · latency)' : 'ok/sent'),
     help: 'measured requests that succeeded / were sent (grid: its burst · its latency pass)',
-    cell: (r) => r.stages.map(samples).join(' · '),
+    cell: (r, ctx) => r.stages.map(ctx.layout === 'grid' ? cellSamples : samples).join(' · '),
   },
   {
     name: 'failed',

@@ -5,6 +5,10 @@ import { pricesGiven } from './gpu-prices.js';
 import { type GridCell, gridCells, gridTable, sweepHeader, sweepOrder, sweepTable } from './layouts.js';
 import { renderCsv, renderMarkdown, type Table } from './table.js';
 import { numericTable } from './csv-numeric.js';
+import { flaggedCells, lengthGapTexts, measuredLengthGaps, MEASURED_LENGTH_TOLERANCE } from './measured-lengths.js';
+
+/** After a Δ whose cell served other lengths than the first run's (measured-lengths.ts). */
+const LENGTH_GAP_MARK = '≠len';
 import { interpolateAt, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
 
 /** One run's table under its heading, as the seeds stack them. */
@@ -24,8 +28,12 @@ function gridSections(runs: readonly StoredRun[], names: readonly string[]): Com
   const first = new Map(gridCells(runs[0]?.summary.stages ?? []).map((c) => [key(c), c] as const));
   const usable = (s: StageSummary | undefined): StageSummary | undefined => (s && s.requests.ok > 0 ? s : undefined);
   const latencyOf = (c: GridCell | undefined): StageSummary | undefined => usable(c?.latency) ?? usable(c?.throughput);
+  const gaps = measuredLengthGaps(runs, names);
   return runs.map((run, i) => {
     const table = gridTable(run.summary.stages);
+    // Cells whose measured lengths are off the first run's (compare --allow-mismatch): their Δ compares other work.
+    const flagged = flaggedCells(gaps, names[i] ?? run.id);
+    const mark = (c: GridCell, text: string): string => (flagged.has(key(c)) && text !== '—' ? `${text} ${LENGTH_GAP_MARK}` : text);
     if (i > 0) {
       table.headers.push('Δ req/s vs 1st', 'Δ output tok/s vs 1st', 'Δ latency per output token vs 1st');
       // gridTable has one row per cell, in gridCells order.
@@ -36,9 +44,9 @@ function gridSections(runs: readonly StoredRun[], names: readonly string[]): Com
         const l = latencyOf(c);
         const bl = latencyOf(b);
         table.rows[r]?.push(
-          t ? delta(t.requestThroughput, bt?.requestThroughput) : '—',
-          t ? delta(t.outputTokenThroughput, bt?.outputTokenThroughput) : '—',
-          l ? delta(l.metrics.latencyPerOutputTokenMs?.mean, bl?.metrics.latencyPerOutputTokenMs?.mean) : '—',
+          mark(c, t ? delta(t.requestThroughput, bt?.requestThroughput) : '—'),
+          mark(c, t ? delta(t.outputTokenThroughput, bt?.outputTokenThroughput) : '—'),
+          mark(c, l ? delta(l.metrics.latencyPerOutputTokenMs?.mean, bl?.metrics.latencyPerOutputTokenMs?.mean) : '—'),
         );
       });
     }
@@ -73,6 +81,23 @@ export function compareSections(runs: readonly StoredRun[], names: readonly stri
   return runs[0]?.summary.layout === 'grid' ? gridSections(runs, names) : sweepSections(runs, names);
 }
 
+/**
+ * The lines compare.md prints under its tables (the HTML report carries the same): what the marks and the Δ columns
+ * mean, and for runs imported from other tools how their figures map onto inferbench's definitions.
+ */
+export function compareNoteLines(sections: readonly CompareSection[]): { legend: string[]; definitions: string[] } {
+  const runs = sections.map((s) => s.run);
+  const legend: string[] = [];
+  if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) legend.push('\\* completed under 90% of the target rate: the server could not keep up.');
+  legend.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).');
+  const gaps = measuredLengthGaps(runs, sections.map((s) => s.series));
+  if (gaps.length > 0) {
+    const where = gaps.some((g) => g.cell !== undefined) ? `${LENGTH_GAP_MARK} on a Δ: that cell's` : 'the runs\'';
+    legend.push(`${where} measured mean lengths differ from the first run's by more than ${MEASURED_LENGTH_TOLERANCE * 100}%, so the Δ compares different work — ${lengthGapTexts(gaps).join('; ')}`);
+  }
+  return { legend, definitions: definitionLines(runs, sections.map((s) => s.series)) };
+}
+
 export function renderCompareMarkdown(
   sections: readonly CompareSection[],
   verdict: Verdict,
@@ -87,11 +112,9 @@ export function renderCompareMarkdown(
   for (const w of warnings) out.push(`**${w}**`, '');
   if (runs[0]?.summary.layout === 'grid') out.push(`# ${models.join(' vs ')}`, '');
   for (const s of sections) out.push(s.heading, '', renderMarkdown(s.table), '');
-  if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) out.push('\\* completed under 90% of the target rate: the server could not keep up.', '');
-  out.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).', '');
-  // Runs imported from other tools: how their figures map onto inferbench's definitions, and what was left out.
-  const definitions = definitionLines(runs, sections.map((s) => s.series));
-  if (definitions.length) out.push(...definitions.map((l) => `- ${l}`), '');
+  const notes = compareNoteLines(sections);
+  out.push(...notes.legend.flatMap((l) => [l, '']));
+  if (notes.definitions.length) out.push(...notes.definitions.map((l) => `- ${l}`), '');
   if (capacity) {
     out.push('## Capacity ranking', '', renderMarkdown(capacity.table), '');
     for (const line of capacity.lines) out.push(`- ${line}`);

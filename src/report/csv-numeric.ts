@@ -2,6 +2,7 @@ import type { CapacityResult } from '../load/capacity-types.js';
 import type { MetricName, StageSummary } from '../metrics/summary.js';
 import type { Stats } from '../metrics/stats.js';
 import { reportRows, type ReportRow } from './report-rows.js';
+import { requestsBeforeStop } from './row-status.js';
 import { renderCsv } from './table.js';
 
 /**
@@ -56,6 +57,10 @@ const SHARED: readonly NumericColumn[] = [
   counts('window_s', (s) => s.durationS),
   counts('below_target', (s) => s.belowTarget),
   counts('over_saturated', (s) => s.overSaturated !== undefined),
+  // A row that stopped early: every request it sent, ramp-up included, and those that succeeded (row-status.ts).
+  counts('n_sent_before_stop', (s) => (s.overSaturated !== undefined || s.stoppedEarly !== undefined ? requestsBeforeStop(s).sent : undefined)),
+  counts('n_ok_before_stop', (s) => (s.overSaturated !== undefined || s.stoppedEarly !== undefined ? requestsBeforeStop(s).ok : undefined)),
+  counts('interrupted', (s) => s.interrupted),
   counts('goodput_rps', (s) => s.goodput?.requestsPerS),
   counts('slo_attainment_pct', (s) => s.sloAttainment?.percent),
   counts('slo_met', (s) => s.sloAttainment?.met),

@@ -3,6 +3,7 @@ import type { StoredRun } from '../store/run-store.js';
 import { gridCells } from './layouts.js';
 import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell } from './gpu-prices.js';
 import { costPerMillion, gpuCount, meetsSlo, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
+import { judge, meanNoise, noiseText, throughputNoise, weighsNoise, type Noisy } from './verdict-noise.js';
 
 const f = (n: number | undefined, d = 2): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -39,13 +40,30 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
     const tok = common.map((k) => tokAt(i, k));
     const lat = common.map((k) => cellMaps[i]?.get(k)?.latency?.metrics.latencyPerOutputTokenMs?.mean ?? Number.NaN);
     const wins = common.filter((k) => runs.every((_, j) => tokAt(i, k) >= tokAt(j, k))).length;
+    // The means over the common cells carry each cell's own noise: half-width of a mean of k = √Σ hw² / k.
+    const measured = weighsNoise(run);
+    const cellNoise = common.map((k) => {
+      const c = cellMaps[i]?.get(k);
+      const t = c?.throughput ? throughputNoise(c.throughput, c.throughput.outputTokenThroughput, 'outputTokenThroughput', measured) : undefined;
+      const l = c?.latency ? meanNoise(c.latency, 'latencyPerOutputTokenMs', undefined, measured) : undefined;
+      return { t, l };
+    });
+    const meanOf = (value: number, parts: (Noisy | undefined)[]): Noisy => ({
+      value,
+      halfWidth95: parts.length ? Math.hypot(...parts.map((p) => p?.halfWidth95 ?? 0)) / parts.length : 0,
+      source: parts.every((p) => p?.source === 'repeat') ? 'repeat' : parts.every((p) => !p || p.source === 'none') ? 'none' : 'row',
+    });
     const meeting = opts.slo ? cells.flatMap((c) => c.stages.filter((s) => meetsSlo(s, opts.slo ?? {}))) : undefined;
     const slo = opts.slo ? cells.filter((c) => c.stages.some((s) => meetsSlo(s, opts.slo ?? {}))).length : undefined;
     // With an SLO, price the busiest load that met it: a load the server serves too slowly is not on offer.
     const costCell = meeting ? top(meeting) : best;
     const price = runPrice(run, opts);
     const cost = price.price !== undefined && costCell ? costPerMillion(price.price, run.summary.context.gpus ?? 1, costCell.outputTokenThroughput) : undefined;
-    return { series: names[i] ?? run.id, best, costCell, meanTok: tok.length ? mean(tok) : Number.NaN, meanLat: lat.length ? mean(lat) : Number.NaN, wins, slo, cells: cells.length, cost, price };
+    const meanTok = tok.length ? mean(tok) : Number.NaN;
+    const meanLat = lat.length ? mean(lat) : Number.NaN;
+    const tokNoise = meanOf(meanTok, cellNoise.map((c) => c.t));
+    const latNoise = meanOf(meanLat, cellNoise.map((c) => c.l));
+    return { series: names[i] ?? run.id, best, costCell, meanTok, meanLat, tokNoise, latNoise, wins, slo, cells: cells.length, cost, price };
   });
 
   const headers = ['Run', 'Best output tok/s (cell)', `Mean output tok/s over ${common.length} common cells`, 'Mean latency per output token (ms)', 'Cells with most output tok/s'];
@@ -67,11 +85,19 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
   const ranked = per.filter((p) => Number.isFinite(p.meanTok)).sort((a, b) => b.meanTok - a.meanTok);
   const [a, b] = ranked;
   if (a && b) {
-    lines.push(
-      `Most output tokens/s over the ${common.length} common cells: ${a.series} — mean ${f(a.meanTok)} tok/s, ${a.meanTok >= b.meanTok ? '+' : ''}${(((a.meanTok - b.meanTok) / b.meanTok) * 100).toFixed(1)}% over ${b.series}; it leads in ${a.wins} of ${common.length} cells.`,
-    );
+    const gap = `${a.meanTok >= b.meanTok ? '+' : ''}${(((a.meanTok - b.meanTok) / b.meanTok) * 100).toFixed(1)}%`;
+    const j = judge(a.tokNoise, b.tokNoise);
+    if (j.kind === 'tie') lines.push(`Output tokens/s over the ${common.length} common cells: a tie — ${a.series} and ${b.series} both mean ${f(a.meanTok)} tok/s.`);
+    else if (j.kind === 'noise') lines.push(`Output tokens/s over the ${common.length} common cells: no clear leader — ${a.series} mean ${f(a.meanTok)} tok/s vs ${b.series} ${f(b.meanTok)} (${gap}), ${noiseText(j, a.meanTok)}.`);
+    else lines.push(`Most output tokens/s over the ${common.length} common cells: ${a.series} — mean ${f(a.meanTok)} tok/s, ${gap} over ${b.series}; it leads in ${a.wins} of ${common.length} cells.`);
     const lat = [...ranked].filter((p) => Number.isFinite(p.meanLat)).sort((x, y) => x.meanLat - y.meanLat);
-    if (lat[0] && lat[1]) lines.push(`Lowest latency per output token: ${lat[0].series} (${f(lat[0].meanLat)} ms vs ${f(lat[1].meanLat)} ms).`);
+    const [l0, l1] = lat;
+    if (l0 && l1) {
+      const jl = judge(l0.latNoise, l1.latNoise);
+      if (jl.kind === 'tie') lines.push(`Latency per output token: a tie — ${l0.series} and ${l1.series} both ${f(l0.meanLat)} ms.`);
+      else if (jl.kind === 'noise') lines.push(`Latency per output token: no clear leader — ${l0.series} ${f(l0.meanLat)} ms vs ${l1.series} ${f(l1.meanLat)} ms, ${noiseText(jl, l0.meanLat)}.`);
+      else lines.push(`Lowest latency per output token: ${l0.series} (${f(l0.meanLat)} ms vs ${f(l1.meanLat)} ms).`);
+    }
   } else if (common.length === 0) {
     lines.push('The runs share no input/output cell that completed: nothing to compare at matched load.');
   }

@@ -4,6 +4,7 @@ import { describeLength } from '../workload/lengths.js';
 import { rowKey } from './html-charts.js';
 import { escapeHtml as esc } from './html-escape.js';
 import { failureCell, rowMarks, samples, sweepOrder } from './layouts.js';
+import { stoppedBeforeMeasuring } from './row-status.js';
 import type { WorkloadSpecDoc } from './run-summary.js';
 import type { Table } from './table.js';
 
@@ -38,14 +39,20 @@ function rowStats(s: StageSummary): string {
     const st = s.metrics[key];
     return st ? [[label, f2(st.mean), f2(st.median), f2(st.p90), f2(st.p95), f2(st.p99), f2(st.min), f2(st.max), String(st.count)]] : [];
   });
+  // No success in the window: its rates are not zeros measured, they are not there (as in the tables).
+  const rate = (n: number): string => (s.requests.ok > 0 ? f2(n) : '—');
   const facts = [
     `requests ok/sent ${samples(s)}`,
     `failed ${failureCell(s)}`,
-    `${f2(s.requestThroughput)} req/s`,
-    `${f2(s.outputTokenThroughput)} output tok/s`,
+    `${rate(s.requestThroughput)} req/s`,
+    `${rate(s.outputTokenThroughput)} output tok/s`,
     ...(s.goodput ? [`goodput ${f2(s.goodput.requestsPerS)} req/s (${s.goodput.good} good)`] : []),
     ...(s.sloAttainment ? [`met the SLO: ${s.sloAttainment.percent.toFixed(1)}% of ${s.sloAttainment.of}`] : []),
-    ...(s.window ? [`window ${s.window.lengthS.toFixed(2)} s from ${s.window.startS.toFixed(2)} s`] : []),
+    ...(stoppedBeforeMeasuring(s)
+      ? ['no measured window (stopped before it)']
+      : s.window
+        ? [`window ${s.window.lengthS.toFixed(2)} s from ${s.window.startS.toFixed(2)} s`]
+        : []),
   ];
   return `<p class="note">${esc(facts.join(' · '))}</p>${htmlTable({ headers: ['Metric', 'mean', 'p50', 'p90', 'p95', 'p99', 'min', 'max', 'samples'], rows })}`;
 }

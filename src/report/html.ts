@@ -8,13 +8,19 @@ import { escapeHtml as esc, jsonForScript, plainHeading } from './html-escape.js
 import { rowHistograms, telemetryCharts, timelineCharts, workloadCharts } from './html-charts.js';
 import { goodputSection, healthSection, htmlTable, rowViewSection, workloadSection, type SampleRequestText } from './html-sections.js';
 import type { Table } from './table.js';
+import { fromMarkdown } from './terminal.js';
 
 export interface HtmlInput {
   title: string;
   runs: readonly StoredRun[];
   names: readonly string[];
-  /** Heading (markdown as layouts.ts writes it) and table, per run or per comparison section. */
-  sections: readonly { heading: string; table: Table }[];
+  /**
+   * Heading (markdown as layouts.ts writes it) and table, per run or per comparison section, with the lines printed
+   * under it in table.md and the terminal (Markdown text) and a capacity run's answer.
+   */
+  sections: readonly { heading: string; table: Table; notes?: readonly string[]; answer?: string }[];
+  /** Lines under all the tables (compare's legend; the definitions note of imported runs). */
+  tableNotes?: readonly string[];
   verdict?: { table: Table; lines: readonly string[] };
   capacityRanking?: { table: Table; lines: readonly string[] };
   charts: readonly ChartDef[];
@@ -56,6 +62,7 @@ function metadataTable(runs: readonly StoredRun[], names: readonly string[]): Ta
   };
 }
 
+/** Failed and cut requests of the measured windows by message, or in words that there were none. */
 function failures(runs: readonly StoredRun[], names: readonly string[], details: readonly RunDetails[]): string {
   const rows: string[][] = [];
   details.forEach((s, i) => {
@@ -63,8 +70,21 @@ function failures(runs: readonly StoredRun[], names: readonly string[], details:
     for (const [message, n] of top) rows.push([names[i] ?? runs[i]?.id ?? '', String(n), message]);
     if (s.badLines) rows.push([names[i] ?? '', String(s.badLines), 'requests.jsonl lines that are not JSON (skipped)']);
   });
-  if (!rows.length) return '<p class="note">No failed request in the measured windows.</p>';
-  return htmlTable({ headers: ['Run', 'Requests', 'Error'], rows });
+  if (rows.length) return htmlTable({ headers: ['Run', 'Requests', 'Error'], rows });
+  const measured = details.reduce((n, d) => n + d.total, 0);
+  return measured > 0
+    ? `<p>Failures: none — all ${measured} measured requests succeeded.</p>`
+    : '<p>Failures: none recorded — the runs have no request records (requests.jsonl is missing or empty).</p>';
+}
+
+/** A note as table.md writes it (Markdown: `**bold**`, `\\*`), as HTML. */
+const noteHtml = (line: string): string => fromMarkdown(esc(line), { bold: (t) => `<strong>${t}</strong>` });
+const noteList = (lines: readonly string[] | undefined): string => (lines?.length ? `<ul class="note table-notes">${lines.map((l) => `<li>${noteHtml(l)}</li>`).join('')}</ul>` : '');
+
+/** One run's (or comparison section's) table with its answer and the lines under it, as table.md has them. */
+function section(s: HtmlInput['sections'][number]): string {
+  const answer = s.answer ? `<p><strong>${esc(s.answer)}</strong></p>` : '';
+  return `<h3>${esc(plainHeading(s.heading))}</h3>\n${htmlTable(s.table)}\n${answer}${noteList(s.notes)}`;
 }
 
 /**
@@ -126,7 +146,8 @@ ${htmlTable(metadataTable(runs, names))}
 ${notes.length ? `<ul class="note">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 ${windows.length ? `<details class="note"><summary>How each row's window was measured</summary><ul>${windows.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></details>` : ''}
 <h2>Tables</h2>
-${input.sections.map((s) => `<h3>${esc(plainHeading(s.heading))}</h3>\n${htmlTable(s.table)}`).join('\n')}
+${input.sections.map(section).join('\n')}
+${noteList(input.tableNotes)}
 ${input.capacityRanking ? `<h2 id="capacity-ranking">Capacity ranking</h2>\n${htmlTable(input.capacityRanking.table)}\n<ul>${input.capacityRanking.lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}
 ${input.verdict ? `<h2>Verdict at matched load</h2>\n${htmlTable(input.verdict.table)}\n<ul>${input.verdict.lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}
 <h2>Charts</h2>
@@ -147,7 +168,7 @@ ${healthSection(runs, names)}
 <h2 id="workload">Workload</h2>
 ${workloadSection(runs, names, input.sampleTexts)}
 ${figures(groups.workload)}
-<h3>Failures</h3>
+<h2 id="failures">Failures</h2>
 ${failures(runs, names, details)}
 <script>${runtime.replace(/<\/script/gi, '<\\/script')}</script>
 <script type="application/json" id="ib-specs">${jsonForScript(compiled)}</script>

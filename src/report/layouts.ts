@@ -2,6 +2,8 @@ import type { CapacityResult } from '../load/capacity-types.js';
 import { shortError } from '../core/short-error.js';
 import type { Stats } from '../metrics/stats.js';
 import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js';
+import { withReasoningColumns } from './reasoning-columns.js';
+import { INTERRUPTED_MARK, okSentCell, stoppedBeforeMeasuring, stoppedFailureText } from './row-status.js';
 import type { Table } from './table.js';
 
 /** What the header line above a table names. */
@@ -34,7 +36,8 @@ export function sweepOrder(s: StageSummary): number {
 }
 
 export function failureCell(s: StageSummary): string {
-  if (s.requests.total === 0) return s.overSaturated !== undefined ? 'stopped: over-saturated' : 'no requests';
+  if (stoppedBeforeMeasuring(s)) return stoppedFailureText(s);
+  if (s.requests.total === 0) return 'no requests';
   const codes = Object.entries(s.errorsByCode)
     .sort((a, b) => b[1] - a[1])
     .map(([code, n]) => `${code}×${n}`)
@@ -65,6 +68,8 @@ export function rowMarks(s: StageSummary): string {
   if (s.unintendedCache) m += '‡';
   if (s.idleWait && !s.idleWait.idle) m += '§';
   if (s.steadyWarnings?.some((w) => !w.includes('fewer than'))) m += '~';
+  // Figures from the requests finished before a Ctrl-C: marked in words, explained under the table (row-status.ts).
+  if (s.interrupted && s.requests.ok > 0) m += `${m ? ' ' : ''}${INTERRUPTED_MARK}`;
   return m ? `${s.label} ${m}` : s.label;
 }
 
@@ -81,8 +86,14 @@ export function withInterval(s: StageSummary, key: string, plain: string, unit: 
   return ci && ci.n > 1 ? `${f2(ci.mean * scale)} ± ${f2(ci.halfWidth * scale)}${unit}` : plain;
 }
 
-/** "ok/sent" of the measured requests (the ramp-up is counted apart, in summary.json). */
-export const samples = (s: StageSummary): string => `${s.requests.ok}/${s.requests.total}`;
+/**
+ * "ok/sent" of the measured requests (the ramp-up is counted apart, in summary.json); a row stopped as over-saturated
+ * before a measured success shows every request it sent instead: "88/135 before stop" (row-status.ts).
+ */
+export const samples = (s: StageSummary): string => okSentCell(s);
+
+/** A grid cell's "ok/sent": grids have no row label to mark, so an interrupted cell's mark goes here. */
+export const cellSamples = (s: StageSummary): string => `${okSentCell(s)}${s.interrupted && s.requests.ok > 0 ? ` ${INTERRUPTED_MARK}` : ''}`;
 
 /** The run measured an embeddings API (its rows count inputs per request). */
 export const isEmbeddingsRun = (stages: readonly StageSummary[]): boolean => stages.some((s) => s.inputsPerRequest !== undefined);
@@ -108,7 +119,7 @@ export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: C
       failureCell(s),
     ];
   });
-  return withServerColumn(withSloColumn({
+  return withServerColumn(withSloColumn(withReasoningColumns({
     headers: [
       'Benchmark',
       'Requests per Second',
@@ -122,8 +133,9 @@ export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: C
       'Failed',
     ],
     rows,
-  }, ordered, opts.capacity), ordered);
+  }, ordered, 'Time to First Token', ' ms'), ordered, opts.capacity), ordered);
 }
+
 
 /**
  * Embeddings rows: the seed layout's TTFT, ITL and output columns would be empty (a reply of vectors has no tokens to
@@ -219,11 +231,11 @@ export function gridTable(stages: readonly StageSummary[]): Table {
       f2(lm?.latencyPerOutputTokenMs?.mean),
       f2(lm?.ttftMs?.mean),
       f2(lm?.itlMs?.mean),
-      [t, c.latency].map((s) => (s ? samples(s) : '—')).join(' · '),
+      [t, c.latency].map((s) => (s ? cellSamples(s) : '—')).join(' · '),
       failed.every((f) => f === '0') ? '0' : failed.join(' · '),
     ];
   });
-  return withServerColumn({
+  return withServerColumn(withReasoningColumns({
     headers: [
       'Input Length',
       'Output Length',
@@ -237,7 +249,7 @@ export function gridTable(stages: readonly StageSummary[]): Table {
       'Failed',
     ],
     rows,
-  }, cells.map((c) => (c.throughput ?? c.latency) as StageSummary));
+  }, cells.map((c) => c.latency ?? c.throughput), 'Time to First Token (ms)', ''), cells.map((c) => (c.throughput ?? c.latency) as StageSummary));
 }
 
 /** When the server exposed /metrics: its own peak running / waiting requests and KV-cache use per row. */

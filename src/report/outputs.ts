@@ -30,7 +30,13 @@ export interface ReportBundle {
   runs: StoredRun[];
   names: string[];
   markdown: string;
-  sections: { heading: string; table: Table }[];
+  /**
+   * Heading and table per run or comparison section; `notes`: the lines the Markdown and the terminal print under
+   * it (runNoteLines), `answer`: a capacity run's answer, printed in bold under its table.
+   */
+  sections: { heading: string; table: Table; notes?: string[]; answer?: string }[];
+  /** Lines under all the tables (compare's legend, the definitions note of imported runs). */
+  notes?: string[];
   verdict?: { table: Table; lines: string[] };
   /** `compare` of capacity runs: the ranking by capacity, per GPU and per $ (capacity-rank.ts). */
   capacityRanking?: { table: Table; lines: string[] };
@@ -86,6 +92,7 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
       runs: bundle.runs,
       names: bundle.names,
       sections: bundle.sections,
+      ...(bundle.notes ? { tableNotes: bundle.notes } : {}),
       ...(bundle.verdict ? { verdict: bundle.verdict } : {}),
       ...(bundle.capacityRanking ? { capacityRanking: bundle.capacityRanking } : {}),
       charts: bundle.charts,

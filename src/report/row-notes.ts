@@ -1,8 +1,29 @@
 import type { StageSummary } from '../metrics/summary.js';
 import { MIN_PERCENTILE_SAMPLES } from '../metrics/summary.js';
 import { noneFinished, sweepOrder } from './layouts.js';
+import { interruptedNote } from './row-status.js';
 
 const f2 = (n: number): string => n.toFixed(2);
+
+/**
+ * A row whose failures reach this share of its finished requests (failed / (ok + failed); cut requests apart) gets
+ * a WARNING line: its figures describe only the requests that succeeded. The exit status is not changed by it (an
+ * exit of 1 is a run that failed or a threshold the user set: design.md §exit codes).
+ */
+export const FAILURE_WARNING_SHARE = 0.05;
+
+/** "WARNING: 29% of requests failed (6 of 21) in constant@4.00 req/s; its figures describe the 71% that succeeded". */
+export function failureWarningLine(rows: readonly StageSummary[]): string | undefined {
+  const high = rows.filter((s) => s.requests.ok > 0 && s.failureShare >= FAILURE_WARNING_SHARE);
+  if (high.length === 0) return undefined;
+  const pct = (x: number): string => `${Math.round(100 * x)}%`;
+  const one = (s: StageSummary): string => `${pct(s.failureShare)} of requests failed (${s.requests.errors} of ${s.requests.ok + s.requests.errors}) in ${s.label}`;
+  if (high.length === 1) {
+    const s = high[0] as StageSummary;
+    return `WARNING: ${one(s)}; its figures describe the ${pct(1 - s.failureShare)} that succeeded (see the Failed column)`;
+  }
+  return `WARNING: ${high.map(one).join('; ')} — each row's figures describe only its requests that succeeded (see the Failed column)`;
+}
 
 /**
  * Lines under a table about its rows: what each mark means and which rows carry it and why (overload, unintended
@@ -17,6 +38,8 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
     const n = repeated.repeats?.length ?? Object.values(repeated.intervals ?? {})[0]?.n ?? 0;
     out.push(`± 95% interval (Student t, ${n - 1} degrees of freedom) of the mean over ${n} runs of each row; figures are the means of the runs' figures, each run is kept in summary.json (stages[].repeats)`);
   }
+  const failing = failureWarningLine(rows);
+  if (failing) out.push(failing);
   const overloaded = rows.filter((s) => s.belowTarget);
   if (overloaded.length > 0) {
     out.push(`\\* overloaded (did not keep up with its target rate): ${overloaded.map((s) => `${s.label} — ${s.overload ?? 'completed under 90% of the target rate'}`).join('; ')}`);
@@ -80,7 +103,9 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   for (const s of rows) {
     // An over-saturated stop is the row's overload reason, said with its * mark already.
     if (s.overSaturated !== undefined && s.belowTarget) continue;
-    if (s.stoppedEarly) out.push(`${s.label}: ${s.stoppedEarly}`);
+    const cut = interruptedNote(s);
+    if (cut) out.push(cut);
+    else if (s.stoppedEarly) out.push(`${s.label}: ${s.stoppedEarly}`);
     else if (s.requests.ok === 0) out.push(`${s.label}: ${noneFinished(s)}`);
   }
   const checked = stages.filter((s) => s.idleWait);

@@ -85,12 +85,16 @@ export interface RunSummaryDoc {
   outDir?: string;
 }
 
-/** What goes under a run's table, in both renderings: findings, row notes, the capacity notes. */
-function footLines(doc: RunSummaryDoc): string[] {
+/**
+ * What goes under a run's table, in every rendering (terminal, table.md, report.html): findings, row notes, the
+ * capacity notes. Markdown text (`\*`, `**bold**`); each renderer turns it into its own markup.
+ */
+export function runNoteLines(doc: RunSummaryDoc): string[] {
   // A prediction's token counts are the simulator's own: comparing them with themselves says nothing.
   const foot: string[] = doc.context.predicted ? [] : findingLines(doc.stages, { goodput: !doc.capacity });
   foot.push(...rowNoteLines(doc.stages));
-  if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
+  // The interrupted row itself is marked and explained by the row notes.
+  if (doc.interrupted) foot.push('Interrupted: the run was stopped before its end; rows after the last one shown were not run (`inferbench run --resume` runs the cut row and the rest).');
   if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity, doc.stages));
   return foot;
 }
@@ -99,7 +103,7 @@ function footLines(doc: RunSummaryDoc): string[] {
 export function renderMarkdownReport(doc: RunSummaryDoc): string {
   const header = doc.layout === 'grid' ? gridHeader(doc.context) : sweepHeader(doc.context);
   const table = doc.layout === 'grid' ? gridTable(doc.stages) : sweepTable(doc.stages, sloTarget(doc));
-  const foot = footLines(doc);
+  const foot = runNoteLines(doc);
   const answer = doc.capacity ? `\n**${doc.capacity.verdict}**\n` : '';
   return `${header}\n\n${renderMarkdown(table)}\n${answer}${foot.length ? `\n${foot.map((l) => `- ${l}`).join('\n')}\n` : ''}`;
 }
@@ -140,7 +144,7 @@ export function renderTerminalReport(doc: RunSummaryDoc, opts: { columns?: reado
       ...columns.map((c) => c.cell(r, ctx)),
     ]),
   };
-  const foot = footLines(doc).map((l) => `- ${fromMarkdown(l, style)}`);
+  const foot = runNoteLines(doc).map((l) => `- ${fromMarkdown(l, style)}`);
   // Percentile columns asked for on a grid (whose notes never mark any) still need their † explained.
   if (table.rows.some((r) => r.some((c) => c.endsWith(' †'))) && !foot.some((l) => l.startsWith('- †'))) {
     foot.push(`- † percentile from fewer than ${MIN_PERCENTILE_SAMPLES} samples`);

@@ -2,6 +2,7 @@ import { onCurve, type Slo, type StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
 import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell, type PriceOptions } from './gpu-prices.js';
 import { saturationOf } from './saturation.js';
+import { interpolatedNoise, judge, meanNoise, noiseText, throughputNoise, weighsNoise, type Noisy } from './verdict-noise.js';
 import type { Table } from './table.js';
 
 export interface Point {
@@ -19,6 +20,29 @@ export function interpolateAt(points: readonly Point[], x: number): number | und
     if (b && a.x < x && x <= b.x) return b.x === a.x ? b.y : a.y + ((b.y - a.y) * (x - a.x)) / (b.x - a.x);
   }
   return undefined;
+}
+
+/** As interpolateAt over rows, also naming the two rows read and where x lies between them (t in [0, 1]). */
+function bracketAt(rows: readonly StageSummary[], pick: (s: StageSummary) => number | undefined, x: number): { value: number; a: StageSummary; b: StageSummary; t: number } | undefined {
+  const ps = rows.filter((s) => Number.isFinite(s.requestThroughput) && Number.isFinite(pick(s) ?? Number.NaN)).sort((p, q) => p.requestThroughput - q.requestThroughput);
+  for (let i = 0; i < ps.length; i++) {
+    const a = ps[i] as StageSummary;
+    if (a.requestThroughput === x) return { value: pick(a) as number, a, b: a, t: 0 };
+    const b = ps[i + 1];
+    if (b && a.requestThroughput < x && x <= b.requestThroughput) {
+      const t = b.requestThroughput === a.requestThroughput ? 1 : (x - a.requestThroughput) / (b.requestThroughput - a.requestThroughput);
+      return { value: (pick(a) as number) + ((pick(b) as number) - (pick(a) as number)) * t, a, b, t };
+    }
+  }
+  return undefined;
+}
+
+/** A latency mean read at the common rate, with its noise from the two rows it was read between. */
+function latencyAt(run: StoredRun, metric: 'ttftMs' | 'itlMs', repeatKey: string, x: number): Noisy | undefined {
+  const hit = bracketAt(loadRows(run), (s) => s.metrics[metric]?.mean, x);
+  if (!hit) return undefined;
+  const measured = weighsNoise(run);
+  return interpolatedNoise(hit.value, meanNoise(hit.a, metric, repeatKey, measured), meanNoise(hit.b, metric, repeatKey, measured), hit.t);
 }
 
 /** Rows with completions inside their window: an overloaded row still tells the ceiling (peak tokens/s). */
@@ -83,6 +107,10 @@ export interface RunVerdict {
   sloRate?: { requestsPerS: number; row: string } | null;
   ttftAtCommon?: number;
   itlAtCommon?: number;
+  /** The figures above with their 95% half-widths, to tell a lead from a tie or noise (verdict-noise.ts). */
+  peakNoise?: Noisy;
+  ttftNoise?: Noisy;
+  itlNoise?: Noisy;
   costPerMillion?: number;
   /** USD per GPU-hour the cost was computed at (with per-GPU prices, this run's GPU's). */
   gpuHourPrice?: number;
@@ -128,6 +156,7 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     const sat = saturationOf(run.summary.stages);
     if (best) {
       v.peak = { tokensPerS: best.outputTokenThroughput, row: best.label };
+      v.peakNoise = throughputNoise(best, best.outputTokenThroughput, 'outputTokenThroughput', weighsNoise(run));
       v.saturated = sat.saturated;
       v.saturationEvidence = sat.why;
       if (sat.saturated) v.saturation = { ...v.peak };
@@ -144,6 +173,10 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
       const itl = interpolateAt(pts((s) => s.metrics.itlMs?.mean), commonRate);
       if (ttft !== undefined) v.ttftAtCommon = ttft;
       if (itl !== undefined) v.itlAtCommon = itl;
+      const tn = latencyAt(run, 'ttftMs', 'ttftMean', commonRate);
+      const ln = latencyAt(run, 'itlMs', 'itlMean', commonRate);
+      if (tn) v.ttftNoise = tn;
+      if (ln) v.itlNoise = ln;
     }
     // With an SLO the price that matters is at the load the server can serve within it, not flat out.
     const costRow = opts.slo ? sloRow : best;
@@ -215,6 +248,20 @@ function leader<T>(items: readonly T[], score: (t: T) => number | undefined, hig
   return scored.length >= 2 ? [scored[0] as T, scored[1] as T] : undefined;
 }
 
+/** A figure without noise to weigh (compared for ties only). */
+const exact = (value: number): Noisy => ({ value, halfWidth95: 0, source: 'none' });
+
+/** "lowest TTFT A (59.40 ms vs 61.02 ms)", a tie, or no clear leader within noise. */
+function latencyLine(where: string, name: string, pair: [RunVerdict, RunVerdict], value: (v: RunVerdict) => number | undefined, noise: (v: RunVerdict) => Noisy | undefined): string {
+  const [a, b] = pair;
+  const va = value(a) as number;
+  const vb = value(b) as number;
+  const j = judge(noise(a) ?? exact(va), noise(b) ?? exact(vb));
+  if (j.kind === 'tie') return `${where}: ${name} a tie — ${a.series} and ${b.series} both ${f(va)} ms.`;
+  if (j.kind === 'noise') return `${where}: ${name} no clear leader — ${a.series} ${f(va)} ms vs ${b.series} ${f(vb)} ms, ${noiseText(j, va)}.`;
+  return `${where}: lowest ${name} ${a.series} (${f(va)} ms vs ${f(vb)} ms).`;
+}
+
 function verdictLines(vs: readonly RunVerdict[], commonRate: number | undefined, opts: VerdictOptions): string[] {
   const lines: string[] = [];
   const top = leader(vs, (v) => v.peak?.tokensPerS, true);
@@ -222,8 +269,16 @@ function verdictLines(vs: readonly RunVerdict[], commonRate: number | undefined,
     const [a, b] = top;
     const ta = a.peak?.tokensPerS as number;
     const tb = b.peak?.tokensPerS as number;
+    const j = judge(a.peakNoise ?? exact(ta), b.peakNoise ?? exact(tb));
     if (a.saturated && b.saturated) {
-      lines.push(`Most output tokens/s at saturation: ${a.series} — ${f(ta)} tok/s, ${pct(ta, tb)} over ${b.series}.`);
+      if (j.kind === 'tie') lines.push(`Output tokens/s at saturation: a tie — ${a.series} and ${b.series} both ${f(ta)} tok/s.`);
+      else if (j.kind === 'noise') lines.push(`Output tokens/s at saturation: no clear leader — ${a.series} ${f(ta)} tok/s vs ${b.series} ${f(tb)} (${pct(ta, tb)}), ${noiseText(j, ta)}.`);
+      else lines.push(`Most output tokens/s at saturation: ${a.series} — ${f(ta)} tok/s, ${pct(ta, tb)} over ${b.series}.`);
+    } else if (j.kind !== 'lead') {
+      const unsat = [a, b].filter((v) => !v.saturated);
+      const who = unsat.length === 2 ? 'neither run saturated' : `${unsat[0]?.series} never saturated`;
+      const gap = j.kind === 'tie' ? `a tie — ${a.series} and ${b.series} both ${f(ta)} tok/s` : `no clear leader — ${a.series} ${f(ta)} tok/s vs ${b.series} ${f(tb)} (${pct(ta, tb)}), ${noiseText(j, ta)}`;
+      lines.push(`Highest output tokens/s measured: ${gap}. Not a capacity comparison: ${who}.`);
     } else {
       // A run that never saturated has an unknown ceiling: its peak is only what the tried loads drew out.
       const unsat = [a, b].filter((v) => !v.saturated);
@@ -238,18 +293,22 @@ function verdictLines(vs: readonly RunVerdict[], commonRate: number | undefined,
   if (opts.slo) {
     const s = leader(vs, (v) => v.sloRate?.requestsPerS, true);
     const only = vs.filter((v) => v.sloRate);
-    if (s) lines.push(`Highest load within the SLO (${sloText(opts.slo)}): ${s[0].series} at ${f(s[0].sloRate?.requestsPerS)} req/s (next: ${s[1].series} at ${f(s[1].sloRate?.requestsPerS)}).`);
+    if (s && judge(exact(s[0].sloRate?.requestsPerS ?? 0), exact(s[1].sloRate?.requestsPerS ?? 0)).kind === 'tie') {
+      lines.push(`Highest load within the SLO (${sloText(opts.slo)}): a tie — ${s[0].series} and ${s[1].series} both at ${f(s[0].sloRate?.requestsPerS)} req/s.`);
+    } else if (s) lines.push(`Highest load within the SLO (${sloText(opts.slo)}): ${s[0].series} at ${f(s[0].sloRate?.requestsPerS)} req/s (next: ${s[1].series} at ${f(s[1].sloRate?.requestsPerS)}).`);
     else if (only.length === 1) lines.push(`Only ${only[0]?.series} meets the SLO (${sloText(opts.slo)}) at any measured rate: ${f(only[0]?.sloRate?.requestsPerS)} req/s.`);
     else if (only.length === 0) lines.push(`No run meets the SLO (${sloText(opts.slo)}) at any measured rate.`);
   }
   if (commonRate !== undefined) {
     const t = leader(vs, (v) => v.ttftAtCommon, false);
     const l = leader(vs, (v) => v.itlAtCommon, false);
-    if (t) lines.push(`At ${f(commonRate)} req/s (the highest rate every run reached): lowest TTFT ${t[0].series} (${f(t[0].ttftAtCommon)} ms vs ${f(t[1].ttftAtCommon)} ms).`);
-    if (l) lines.push(`At ${f(commonRate)} req/s: lowest ITL ${l[0].series} (${f(l[0].itlAtCommon)} ms vs ${f(l[1].itlAtCommon)} ms).`);
+    if (t) lines.push(latencyLine(`At ${f(commonRate)} req/s (the highest rate every run reached)`, 'TTFT', t, (v) => v.ttftAtCommon, (v) => v.ttftNoise));
+    if (l) lines.push(latencyLine(`At ${f(commonRate)} req/s`, 'ITL', l, (v) => v.itlAtCommon, (v) => v.itlNoise));
   }
   const c = leader(vs, (v) => v.costPerMillion, false);
-  if (c) {
+  if (c && judge(exact(c[0].costPerMillion ?? 0), exact(c[1].costPerMillion ?? 0)).kind === 'tie') {
+    lines.push(`Cost per output token: a tie — ${c[0].series} and ${c[1].series} both $${f(c[0].costPerMillion, 3)} per 1M.`);
+  } else if (c) {
     const bases = new Set([c[0].costAt?.basis, c[1].costAt?.basis]);
     const where = bases.has('slo')
       ? 'at the highest load within the SLO'

@@ -55,6 +55,7 @@ const stage = z.object({
   goodput: z.object({ slo, requestsPerS: z.number(), good: z.number() }).optional(),
   sloAttainment: sloAttainmentSchema.optional(),
   overSaturated: z.string().optional(),
+  beforeStop: z.object({ sent: z.number(), ok: z.number(), failed: z.number(), cut: z.number() }).optional(),
   repeat: z.number().optional(),
   intervals: z.record(z.string(), z.object({ mean: num, halfWidth: num, stddev: num, n: z.number(), values: z.array(num) })).optional(),
   // Each repeat's own row (the same shape); read loosely: reports show the intervals, not the repeats.

@@ -6,6 +6,22 @@ import { chartConfig, fade, legendPick, runLegend, type ChartDef } from './specs
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH = 560;
+/** Characters of 11-px subtitle text that fit over a panel and its legend (about 6.3 px a character). */
+const SUBTITLE_CHARS = 110;
+
+/** A line broken at spaces into lines of at most `max` characters (a longer word stays whole). */
+export function wrapWords(text: string, max: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > max) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
 
 /** Outcome of one probe, as the legend names it (colour and shape both encode it, so it reads in grey too). */
 export const OUTCOMES = ['pass', 'fail', 'did not keep up (queue grew)'] as const;
@@ -158,11 +174,12 @@ export function capacityChart(run: StoredRun, series: string, name: string): Cha
       $schema: SCHEMA,
       title: {
         text: title,
+        // Wrapped to the panels' width: one long line made the image as wide as the sentence, the plots a strip at its left.
         subtitle: [
           c.verdict || boundaryLabel(c),
           `points: probes — share of their requests within ${sloLimitsText(c.slo)} (failed requests count as misses); line: the monotone fit the search decides on`,
           `dashed: target ${c.attainment}% (= p${c.attainment} within each limit); shaded: last passing load … first failing load`,
-        ],
+        ].flatMap((line) => wrapWords(line, SUBTITLE_CHARS)),
       },
       vconcat: [
         { width: WIDTH, ...attainmentPanel },
@@ -201,7 +218,7 @@ export function capacityCompareChart(runs: readonly StoredRun[], names: readonly
     title,
     spec: {
       $schema: SCHEMA,
-      title: { text: title, subtitle: `${targets.length === 1 ? `target ${targets[0]}% of requests` : `targets differ: ${targets.join('% / ')}%`} within ${slos.length === 1 ? slos[0] : `SLOs that differ (${slos.join(' / ')})`}; line: monotone fit; dashed vertical rule: each run's capacity (in the legend)` },
+      title: { text: title, subtitle: wrapWords(`${targets.length === 1 ? `target ${targets[0]}% of requests` : `targets differ: ${targets.join('% / ')}%`} within ${slos.length === 1 ? slos[0] : `SLOs that differ (${slos.join(' / ')})`}; line: monotone fit; dashed vertical rule: each run's capacity (in the legend)`, SUBTITLE_CHARS) },
       width: WIDTH,
       height: 320,
       layer: [
