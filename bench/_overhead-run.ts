@@ -27,6 +27,10 @@ export interface RunCliOptions {
   outputTokens: number;
   ttftMs: number;
   itlMs: number;
+  /** Every frame of a reply in one write (the server's --burst): what the client does per request, not per read. */
+  burst?: boolean;
+  /** Another build's bin/inferbench.js (a before/after comparison); default this checkout's. */
+  cli?: string;
 }
 
 export interface RunCliRow extends RunCliOptions {
@@ -79,7 +83,7 @@ async function runCliOnce(url: string, o: RunCliOptions, requests: number, serve
   const dir = mkdtempSync(join(tmpdir(), 'inferbench-overhead-run-'));
   const usageFile = join(dir, 'usage.json');
   const args = [
-    '--import', join(ROOT, 'bench', '_exit-usage.mjs'), join(ROOT, 'bin', 'inferbench.js'), 'run',
+    '--import', join(ROOT, 'bench', '_exit-usage.mjs'), o.cli ?? join(ROOT, 'bin', 'inferbench.js'), 'run',
     '--target', url, '--api', 'openai-completions', '--profile', 'concurrent', '--concurrency', String(o.streams),
     '--max-requests', String(requests), '--prompt-tokens', String(o.promptTokens), '--output-tokens', String(o.outputTokens),
     '--out', join(dir, 'run'),
@@ -113,7 +117,7 @@ async function runCliOnce(url: string, o: RunCliOptions, requests: number, serve
 
 /** One pair of CLI runs (N, then 3N) against one paced server. */
 export async function runCliPair(o: RunCliOptions): Promise<RunCliRow> {
-  const server = await startPacedServer(['--ttft-ms', String(o.ttftMs), '--itl-ms', String(o.itlMs)]);
+  const server = await startPacedServer(['--ttft-ms', String(o.ttftMs), '--itl-ms', String(o.itlMs), ...(o.burst ? ['--burst'] : [])]);
   try {
     const a = await runCliOnce(server.url, o, o.n, server);
     const b = await runCliOnce(server.url, o, 3 * o.n, server);

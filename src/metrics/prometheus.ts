@@ -25,11 +25,13 @@ type Series = Array<{ labels: Record<string, string>; value: number }>;
  * `\\`, `\"` and `\n` escaped (so a `}` or `"` inside a value does not end it). Comments, malformed lines and
  * values that are not finite numbers are skipped.
  */
-export function parsePrometheus(text: string): Map<string, Series> {
+export function parsePrometheus(text: string, names?: ReadonlySet<string>): Map<string, Series> {
   const out = new Map<string, Series>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
+    // `names`: only these series are read (an engine's /metrics is mostly histogram buckets nobody here reads).
+    if (names && !names.has(lineName(line))) continue;
     const sample = parseSampleLine(line);
     if (!sample) continue;
     let series = out.get(sample.name);
@@ -37,6 +39,17 @@ export function parsePrometheus(text: string): Map<string, Series> {
     series.push({ labels: sample.labels, value: sample.value });
   }
   return out;
+}
+
+/** The metric name a sample line starts with: everything before its labels or its value. */
+function lineName(line: string): string {
+  let i = 0;
+  while (i < line.length) {
+    const c = line.charCodeAt(i);
+    if (c === 123 /* { */ || c === 32 || c === 9) break;
+    i++;
+  }
+  return line.slice(0, i);
 }
 
 const NAME = /[a-zA-Z_:][a-zA-Z0-9_:]*/y;
@@ -110,6 +123,14 @@ const PREFIX_RATE = ['sglang:cache_hit_rate', 'vllm:gpu_prefix_cache_hit_rate'];
 const SPEC_DRAFT = ['vllm:spec_decode_num_draft_tokens_total', 'vllm:spec_decode_num_draft_tokens'];
 const SPEC_ACCEPTED = ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens'];
 
+const TRT_REQUESTS = 'nv_trt_llm_request_metrics';
+const TRT_KV_BLOCKS = 'nv_trt_llm_kv_cache_block_metrics';
+
+/** Every series sampleFromMetrics reads: the telemetry sampler parses these alone (parsePrometheus's `names`). */
+export const SAMPLED_SERIES: ReadonlySet<string> = new Set([
+  ...RUNNING, ...WAITING, ...KV, ...PREEMPTIONS, ...PREFIX_HITS, ...PREFIX_QUERIES, ...PREFIX_RATE, ...SPEC_DRAFT, ...SPEC_ACCEPTED, TRT_REQUESTS, TRT_KV_BLOCKS,
+]);
+
 function sum(series: Series | undefined, labelMatch?: [name: string, value: string]): number | undefined {
   if (!series) return undefined;
   const picked = labelMatch ? series.filter((s) => s.labels[labelMatch[0]] === labelMatch[1]) : series;
@@ -125,8 +146,8 @@ function first(metrics: Map<string, Series>, names: readonly string[]): number |
 }
 
 export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): ServerSample {
-  const trt = metrics.get('nv_trt_llm_request_metrics');
-  const blocks = metrics.get('nv_trt_llm_kv_cache_block_metrics');
+  const trt = metrics.get(TRT_REQUESTS);
+  const blocks = metrics.get(TRT_KV_BLOCKS);
   const used = sum(blocks, ['kv_cache_block_type', 'used']);
   const max = sum(blocks, ['kv_cache_block_type', 'max']);
   const s: ServerSample = { atMs };
