@@ -40,7 +40,7 @@ export interface RunCliRow extends RunCliOptions {
   totalUsPerToken: number;
   /** Voluntary context switches per token: the client's wake-ups (1 = one wake per token, 0.1 = ten tokens per wake). */
   wakeupsPerToken: number;
-  /** Tokens per second over the difference of the two runs' wall times. */
+  /** Tokens per second of the 3N run while its requests were in flight (its records: first send to last end). */
   tokensPerS: number;
   serverUsPerToken: number;
 }
@@ -76,7 +76,7 @@ interface CliReading {
   switches: number;
   tokens: number;
   serverUs: number;
-  wallMs: number;
+  tokensPerS: number;
 }
 
 async function runCliOnce(url: string, o: RunCliOptions, requests: number, server: PacedServer): Promise<CliReading> {
@@ -90,7 +90,6 @@ async function runCliOnce(url: string, o: RunCliOptions, requests: number, serve
   ];
   try {
     const before = await server.usage();
-    const start = performance.now();
     const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, INFERBENCH_EXIT_USAGE: usageFile }, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     const keep = (d: Buffer): void => {
@@ -99,16 +98,18 @@ async function runCliOnce(url: string, o: RunCliOptions, requests: number, serve
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const wallMs = performance.now() - start;
     const after = await server.usage();
     if (code !== 0) throw new Error(`inferbench run exited ${code}:\n${tail}`);
-    const records = readFileSync(join(dir, 'run', 'requests.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
-    const failed = records.filter((l) => !l.includes('"status":"ok"')).length;
+    const records = readFileSync(join(dir, 'run', 'requests.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { status: string; sentAtMs: number; endAtMs: number; outputTokens: number });
+    const failed = records.filter((r) => r.status !== 'ok').length;
     if (failed > 0) throw new Error(`inferbench run recorded ${failed} failed requests of ${records.length}:\n${tail}`);
+    // Tokens per second the client took in while requests were in flight (first send to last end).
+    const spanMs = Math.max(...records.map((r) => r.endAtMs)) - Math.min(...records.map((r) => r.sentAtMs));
+    const tokensPerS = records.reduce((a, r) => a + r.outputTokens, 0) / (spanMs / 1000);
     const u = JSON.parse(readFileSync(usageFile, 'utf8')) as { userUs: number; systemUs: number; childUserUs: number; childSystemUs: number; voluntarySwitches: number };
     return {
       userUs: u.userUs + u.childUserUs, systemUs: u.systemUs + u.childSystemUs, switches: u.voluntarySwitches,
-      tokens: after.tokens - before.tokens, serverUs: after.user + after.system - before.user - before.system, wallMs,
+      tokens: after.tokens - before.tokens, serverUs: after.user + after.system - before.user - before.system, tokensPerS,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -126,7 +127,7 @@ export async function runCliPair(o: RunCliOptions): Promise<RunCliRow> {
     const kernel = b.systemUs - a.systemUs;
     return {
       ...o, tokens, userUsPerToken: user / tokens, kernelUsPerToken: kernel / tokens, totalUsPerToken: (user + kernel) / tokens,
-      wakeupsPerToken: (b.switches - a.switches) / tokens, tokensPerS: tokens / ((b.wallMs - a.wallMs) / 1000), serverUsPerToken: (b.serverUs - a.serverUs) / tokens,
+      wakeupsPerToken: (b.switches - a.switches) / tokens, tokensPerS: b.tokensPerS, serverUsPerToken: (b.serverUs - a.serverUs) / tokens,
     };
   } finally {
     await server.close();

@@ -27,11 +27,16 @@ type Series = Array<{ labels: Record<string, string>; value: number }>;
  */
 export function parsePrometheus(text: string, names?: ReadonlySet<string>): Map<string, Series> {
   const out = new Map<string, Series>();
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
+  for (let from = 0; from < text.length; ) {
+    let to = text.indexOf('\n', from);
+    if (to === -1) to = text.length;
+    const start = from;
+    from = to + 1;
+    // `names`: only these series are read (an engine's /metrics is mostly histogram buckets nobody here reads),
+    // told by the name at the line's start before the line is cut out of the body.
+    if (names && !names.has(lineName(text, start, to))) continue;
+    const line = text.slice(start, to).trim();
     if (line === '' || line.startsWith('#')) continue;
-    // `names`: only these series are read (an engine's /metrics is mostly histogram buckets nobody here reads).
-    if (names && !names.has(lineName(line))) continue;
     const sample = parseSampleLine(line);
     if (!sample) continue;
     let series = out.get(sample.name);
@@ -41,15 +46,17 @@ export function parsePrometheus(text: string, names?: ReadonlySet<string>): Map<
   return out;
 }
 
-/** The metric name a sample line starts with: everything before its labels or its value. */
-function lineName(line: string): string {
-  let i = 0;
-  while (i < line.length) {
-    const c = line.charCodeAt(i);
-    if (c === 123 /* { */ || c === 32 || c === 9) break;
+/** The metric name text[from, to) starts with, after any blanks: everything before its labels or its value. */
+function lineName(text: string, from: number, to: number): string {
+  let i = from;
+  while (i < to && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  const start = i;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (c === 123 /* { */ || c === 32 || c === 9 || c === 13) break;
     i++;
   }
-  return line.slice(0, i);
+  return text.slice(start, i);
 }
 
 const NAME = /[a-zA-Z_:][a-zA-Z0-9_:]*/y;
