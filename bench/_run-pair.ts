@@ -9,7 +9,12 @@ import { assertFreshBuild, runCliPair } from './_overhead-run.js';
 
 const n = Number(process.argv.find((a) => a.startsWith('--n='))?.slice(4) ?? 640);
 const cli = process.argv.find((a) => a.startsWith('--cli='))?.slice(6);
-if (!cli) assertFreshBuild();
+try {
+  if (!cli) assertFreshBuild();
+} catch (err) {
+  console.error(`error: ${(err as Error).message}`);
+  process.exit(2);
+}
 const load0 = loadavg()[0];
 const row = await runCliPair({ n, streams: 128, promptTokens: 16, outputTokens: 64, ttftMs: 20, itlMs: 10, burst: process.argv.includes('--burst'), ...(cli ? { cli } : {}) });
 const r = (x: number): number => Math.round(x * 100) / 100;

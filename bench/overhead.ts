@@ -253,7 +253,12 @@ async function pacedSection(out: Record<string, unknown>): Promise<void> {
  * prompts, 64-token outputs), R pairs of N and 3N requests; then the floor of any Node client on the same server.
  */
 async function runSection(out: Record<string, unknown>): Promise<void> {
-  assertFreshBuild();
+  try {
+    assertFreshBuild();
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}`);
+    process.exit(2);
+  }
   const o = { n: RUN_N, streams: 128, promptTokens: 16, outputTokens: 64, ttftMs: 20, itlMs: 10 };
   const load0 = osLoadavg()[0] ?? NaN;
   const pairs: RunCliRow[] = [];
