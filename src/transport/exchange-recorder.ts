@@ -6,7 +6,6 @@ import { textBetween } from '../dialects/_shared.js';
 import type { Dialect, FrameEvent, GenerationRequest, HttpRequestPlan, StreamParser } from '../dialects/types.js';
 import type { Exchange } from './exchange.js';
 import { createFramer, type Framer } from './framing.js';
-import { SlotBytes } from './slot-bytes.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
 const BODY_HEAD_CHARS = 2048;
@@ -38,8 +37,6 @@ export class ExchangeRecorder {
   /** Set when the last chunk was one event in the parser's text slot: that chunk's text before and after the slot. */
   private slotHead: string | undefined;
   private slotTail = '';
-  /** The same slot in bytes, made on the first read after slotHead was set (slot-bytes.ts). */
-  private slotBytes: SlotBytes | undefined;
   /** The decoder may hold the first bytes of a character split between reads. */
   private splitChar = false;
 
@@ -86,15 +83,6 @@ export class ExchangeRecorder {
       if (this.errorBody.length < MAX_ERROR_BODY) this.errorBody += this.decoder().write(buf.subarray(start, end));
       return;
     }
-    if (this.slotHead !== undefined && !this.splitChar) {
-      // The usual read of a stream whose chunk shape is known, read in the buffer (no string for the whole read).
-      const piece = (this.slotBytes ??= new SlotBytes(this.slotHead, this.slotTail)).match(buf, start, end);
-      if (piece !== undefined) {
-        this.payloads++;
-        if (piece !== '') this.onSlotText(now, piece);
-        return;
-      }
-    }
     let text: string;
     // Ending in an ASCII byte, with no split character held from the last read, the bytes decode whole: the
     // same string StringDecoder gives, without a view object and its wrapper per read.
@@ -112,7 +100,12 @@ export class ExchangeRecorder {
       const piece = textBetween(text, slotHead, this.slotTail);
       if (piece !== undefined) {
         this.payloads++;
-        if (piece !== '') this.onSlotText(now, piece);
+        if (piece !== '') {
+          this.ex.contentTimesMs.push(now);
+          this.ex.textParts.push(piece);
+          this.ex.firstAnswerAtMs ??= now;
+          this.allFramesCounted = false;
+        }
         return;
       }
     }
@@ -126,15 +119,6 @@ export class ExchangeRecorder {
     const slot = at >= 0 ? this.parser.textSlot?.() : undefined;
     this.slotHead = slot ? text.slice(0, at) + slot.prefix : undefined;
     if (slot) this.slotTail = `${slot.suffix}\n\n`;
-    this.slotBytes = undefined;
-  }
-
-  /** A chunk in the known shape brought this text (what the parser would have answered as { text }). */
-  private onSlotText(now: number, piece: string): void {
-    this.ex.contentTimesMs.push(now);
-    this.ex.textParts.push(piece);
-    this.ex.firstAnswerAtMs ??= now;
-    this.allFramesCounted = false;
   }
 
   /** The body ended cleanly. */
