@@ -15,7 +15,7 @@ try {
   console.error(`error: ${(err as Error).message}`);
   process.exit(2);
 }
-const load0 = loadavg()[0];
+const load0 = loadavg()[0] ?? NaN;
 const row = await runCliPair({ n, streams: 128, promptTokens: 16, outputTokens: 64, ttftMs: 20, itlMs: 10, burst: process.argv.includes('--burst'), ...(cli ? { cli } : {}) });
 const r = (x: number): number => Math.round(x * 100) / 100;
-console.log(JSON.stringify({ cli: cli ?? 'this checkout', burst: row.burst === true, n, user: r(row.userUsPerToken), kernel: r(row.kernelUsPerToken), wakeups: r(row.wakeupsPerToken), tokPerS: Math.round(row.tokensPerS), load: [load0, loadavg()[0]].map(r) }));
+console.log(JSON.stringify({ cli: cli ?? 'this checkout', burst: row.burst === true, n, user: r(row.userUsPerToken), kernel: r(row.kernelUsPerToken), wakeups: r(row.wakeupsPerToken), tokPerS: Math.round(row.tokensPerS), load: [load0, loadavg()[0] ?? NaN].map(r) }));
