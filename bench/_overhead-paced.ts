@@ -46,9 +46,10 @@ export interface PacedRow extends Omit<PacedOptions, 'onWindow'> {
   serverUsPerToken: number;
 }
 
-interface PacedServer {
+export interface PacedServer {
   url: string;
-  usage(): Promise<{ user: number; system: number }>;
+  /** The server's CPU µs so far, and the token frames it has written. */
+  usage(): Promise<{ user: number; system: number; tokens: number }>;
   close(): Promise<void>;
 }
 
@@ -73,10 +74,10 @@ export async function startPacedServer(args: string[]): Promise<PacedServer> {
     usage: () =>
       new Promise((resolve) => {
         const on = (m: unknown): void => {
-          const u = (m as { usage?: { user: number; system: number } }).usage;
+          const { usage: u, tokens } = m as { usage?: { user: number; system: number }; tokens?: number };
           if (!u) return;
           child.off('message', on);
-          resolve(u);
+          resolve({ ...u, tokens: tokens ?? 0 });
         };
         child.on('message', on);
         child.send('usage');

@@ -7,10 +7,14 @@
  *
  *   tsx bench/_paced-server.ts [--ttft-ms 20] [--itl-ms 10] [--burst]   → prints "listening at http://…"
  *
- * IPC: 'usage' → { usage: { user, system } } (this process's CPU µs).
+ * It also answers GET /v1/models and GET /metrics (a body of vLLM's size and shape, with live running and
+ * waiting gauges: _paced-metrics.ts), so `inferbench run` polls telemetry as it does against vLLM.
+ *
+ * IPC: 'usage' → { usage: { user, system }, tokens } (this process's CPU µs; token frames written so far).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { vllmSizedMetrics } from './_paced-metrics.js';
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);
@@ -26,6 +30,9 @@ const MODEL = 'paced-model';
 const WORDS = [' the', ' a', ' story', ' of', ' time', ',', ' and', ' then'];
 
 let served = 0;
+/** Token frames written (the client's work is counted per token it received). */
+let tokensWritten = 0;
+let running = 0;
 
 function frame(id: string, created: number, i: number, last: boolean): string {
   const text = JSON.stringify(WORDS[i % WORDS.length]);
@@ -49,6 +56,7 @@ function stream(res: ServerResponse, n: number, promptTokens: number): void {
     setTimeout(() => {
       let all = '';
       for (let i = 0; i < n; i++) all += frame(id, created, i, i === n - 1);
+      tokensWritten += n;
       res.end(all + usageFrame(id, created, promptTokens, n) + DONE);
     }, TTFT_MS);
     return;
@@ -58,6 +66,7 @@ function stream(res: ServerResponse, n: number, promptTokens: number): void {
   const emit = (): void => {
     if (res.destroyed) return;
     res.write(frame(id, created, i, i === n - 1));
+    tokensWritten++;
     i++;
     if (i < n) {
       setTimeout(emit, Math.max(0, start + TTFT_MS + i * ITL_MS - performance.now()));
@@ -71,6 +80,16 @@ function stream(res: ServerResponse, n: number, promptTokens: number): void {
 
 const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   res.socket?.setNoDelay(true);
+  if (req.method === 'GET' && req.url === '/v1/models') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'paced', max_model_len: 4096 }] }));
+    return;
+  }
+  if (req.method === 'GET' && req.url === '/metrics') {
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    res.end(vllmSizedMetrics(MODEL, running, served, tokensWritten));
+    return;
+  }
   if (req.method !== 'POST' || req.url !== '/v1/completions') {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } }));
@@ -81,6 +100,8 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   req.on('end', () => {
     const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { max_tokens?: number; prompt?: string };
     const n = Math.max(1, body.max_tokens ?? 16);
+    running++;
+    res.once('close', () => running--);
     stream(res, n, Math.max(1, (body.prompt ?? '').split(/\s+/).length));
   });
 });
@@ -90,7 +111,7 @@ server.maxRequestsPerSocket = 0;
 process.on('message', (m: unknown) => {
   if (m === 'usage') {
     const c = process.cpuUsage();
-    process.send?.({ usage: { user: c.user, system: c.system } });
+    process.send?.({ usage: { user: c.user, system: c.system }, tokens: tokensWritten });
   }
 });
 process.on('SIGTERM', () => {

@@ -1,13 +1,18 @@
 /**
  * Client overhead against an infinitely fast engine (`inferbench sim --time-scale 0`, own process):
  * tokens/s ingested, client CPU µs per streamed token, event-loop delay; then client CPU per token against
- * a paced server (one packet per token, user and kernel CPU apart, incremental method: _overhead-paced.ts);
+ * a paced server (one packet per token, user and kernel CPU apart, incremental method): first through the built
+ * CLI as users run it (`inferbench run`, _overhead-run.ts) beside the floor of any Node client, then the library's
+ * inner loop (_overhead-paced.ts);
  * then the most concurrent streams held (target 10,000) and memory per open stream (sim at real model
  * time, so streams stay open).
  *
- *   npm run bench:overhead [-- --quick] [-- --hold=N] [-- --only=ingest,paced,hold] [-- --paced-n=N] [-- --paced-runs=R] [-- --workers=1,2]
+ *   npm run bench:overhead [-- --quick] [-- --hold=N] [-- --only=ingest,paced,run,hold] [-- --paced-n=N] [-- --paced-runs=R]
+ *                        [-- --run-n=N] [-- --run-pairs=R] [-- --workers=1,2]
+ * (`paced` = the `run` rows and the library rows; `run` = the `run` rows and the floor alone)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg as osLoadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { getDialect } from '../src/dialects/index.js';
 import { runBenchmark } from '../src/load/benchmark.js';
@@ -17,6 +22,7 @@ import type { RequestRecord } from '../src/metrics/record.js';
 import type { Workload } from '../src/workload/types.js';
 import { ensureFdLimit } from './_fd.js';
 import { PACED_METHOD, pacedScenario, type PacedRow } from './_overhead-paced.js';
+import { RUN_METHOD, assertFreshBuild, bareFloor, runCliPair, type BareRow, type RunCliRow } from './_overhead-run.js';
 import { runqueueWaitMs } from './_sched.js';
 import { startSimChild, type SimChild } from './_sim-child.js';
 import { fmt, machine, stamp, table } from './_stats.js';
@@ -29,6 +35,8 @@ const holdArg = Number(process.argv.find((a) => a.startsWith('--hold='))?.slice(
 const HOLD = Number.isFinite(holdArg) ? holdArg : quick ? 2000 : 10_000;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const ONLY = new Set(onlyArg ? onlyArg.split(',') : ['ingest', 'paced', 'hold']);
+// `paced` carries the `run` rows first: what users pay through the CLI, then the library's inner loop.
+if (ONLY.has('paced')) ONLY.add('run');
 /** Ingest runs once per load-worker count (`run --workers N`): the client's ceiling with 1 and 2 threads. */
 const WORKERS = parseWorkerCounts(flagValue(process.argv, 'workers'), [1, 2]);
 const intArg = (name: string): number | undefined => {
@@ -43,7 +51,11 @@ const intArg = (name: string): number | undefined => {
 const PACED_N = intArg('paced-n') ?? (quick ? 640 : 2000);
 /** Runs of each paced scenario; the median is reported (a shared box's neighbours move single runs by ±20%). */
 const PACED_RUNS = intArg('paced-runs') ?? (quick ? 1 : 3);
-/** Issue 13's goal for user-space CPU per paced token on one worker. */
+/** `inferbench run` rows: requests of the first run (the second sends 3N); the issue's side-by-side used 640. */
+const RUN_N = intArg('run-n') ?? 640;
+/** Pairs of `inferbench run` (N and 3N); the median pair is reported with the range. */
+const RUN_PAIRS = intArg('run-pairs') ?? (quick ? 1 : 3);
+/** Issue 13's goal for user-space CPU per paced token on one worker (issue 36: through `run`, end to end). */
 const PACED_USER_TARGET_US = 4;
 
 /** Most streams open at once: requests whose response headers had arrived and whose body had not ended. */
@@ -236,6 +248,49 @@ async function pacedSection(out: Record<string, unknown>): Promise<void> {
   console.log(`method: ${PACED_METHOD}`);
 }
 
+/**
+ * `inferbench run` against the paced server as users run it (the issue's conditions: 128 streams, 16-token
+ * prompts, 64-token outputs), R pairs of N and 3N requests; then the floor of any Node client on the same server.
+ */
+async function runSection(out: Record<string, unknown>): Promise<void> {
+  try {
+    assertFreshBuild();
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  const o = { n: RUN_N, streams: 128, promptTokens: 16, outputTokens: 64, ttftMs: 20, itlMs: 10 };
+  const load0 = osLoadavg()[0] ?? NaN;
+  const pairs: RunCliRow[] = [];
+  for (let i = 0; i < RUN_PAIRS; i++) {
+    pairs.push(await runCliPair(o));
+    process.stderr.write(`run: pair ${i + 1}/${RUN_PAIRS} done\n`);
+  }
+  const floor: BareRow = await bareFloor({ ...o, n: Math.max(RUN_N, 640) });
+  const load1 = osLoadavg()[0] ?? NaN;
+  const sorted = [...pairs].sort((a, b) => a.userUsPerToken - b.userUsPerToken);
+  const median = sorted[(sorted.length - 1) >> 1] as RunCliRow;
+  const range = (k: 'userUsPerToken' | 'kernelUsPerToken'): string => {
+    const v = pairs.map((p) => p[k]).sort((a, b) => a - b);
+    return `${fmt(v[0] ?? NaN, 2)}–${fmt(v.at(-1) ?? NaN, 2)}`;
+  };
+  out['run'] = { method: RUN_METHOD, pairs, median, floor, loadavg: [load0, load1] };
+  console.log(`\nclient CPU per token of \`inferbench run\` against a paced server in its own process (20 ms to the first token, one token per packet every 10 ms; 128 streams, 16-token prompts, 64-token outputs; records, progress and /metrics sampling on)`);
+  console.log(table(
+    ['client', 'runs', 'N', 'tokens (N→3N)', 'tokens/s', 'user µs/token', 'user range', 'kernel µs/token', 'kernel range', 'total µs/token', 'wake-ups/token', 'server µs/token'],
+    [
+      ['inferbench run (CLI)', `${pairs.length} pairs`, String(median.n), String(median.tokens), fmt(median.tokensPerS, 0), fmt(median.userUsPerToken, 2), range('userUsPerToken'),
+        fmt(median.kernelUsPerToken, 2), range('kernelUsPerToken'), fmt(median.totalUsPerToken, 2), fmt(median.wakeupsPerToken, 2), fmt(median.serverUsPerToken, 2)],
+      ['floor: Node reads only', '1', String(Math.max(RUN_N, 640)), String(floor.tokens), fmt(floor.tokens / floor.wallS, 0), fmt(floor.userUsPerToken, 2), '', fmt(floor.kernelUsPerToken, 2), '',
+        fmt(floor.totalUsPerToken, 2), fmt(floor.wakeupsPerToken, 2), ''],
+    ],
+  ));
+  const verdict = median.userUsPerToken <= PACED_USER_TARGET_US ? 'within' : 'over';
+  console.log(`run: ${fmt(median.userUsPerToken, 2)} µs user + ${fmt(median.kernelUsPerToken, 2)} µs kernel per paced token (${verdict} the ${PACED_USER_TARGET_US} µs user target); the floor (a Node process that only reads the sockets) ${fmt(floor.userUsPerToken, 2)} + ${fmt(floor.kernelUsPerToken, 2)}`);
+  console.log(`load average (1 min) before and after: ${load0.toFixed(2)}, ${load1.toFixed(2)} on ${machine().cpus} CPUs; wake-ups/token below 1 mean several tokens per wake-up (a busy box batches them, which lowers the CPU per token)`);
+  console.log(`method: ${RUN_METHOD}`);
+}
+
 async function holdSection(out: Record<string, unknown>): Promise<void> {
   // Holding streams open: the real model time at a huge batch keeps every stream open for seconds.
   const need = HOLD + 512;
@@ -276,6 +331,7 @@ async function holdSection(out: Record<string, unknown>): Promise<void> {
 async function main(): Promise<void> {
   const out: Record<string, unknown> = { machine: machine() };
   if (ONLY.has('ingest')) await ingestSection(out);
+  if (ONLY.has('run')) await runSection(out);
   if (ONLY.has('paced')) await pacedSection(out);
   if (ONLY.has('hold')) await holdSection(out);
   mkdirSync('bench/out', { recursive: true });

@@ -25,10 +25,17 @@ type Series = Array<{ labels: Record<string, string>; value: number }>;
  * `\\`, `\"` and `\n` escaped (so a `}` or `"` inside a value does not end it). Comments, malformed lines and
  * values that are not finite numbers are skipped.
  */
-export function parsePrometheus(text: string): Map<string, Series> {
+export function parsePrometheus(text: string, names?: ReadonlySet<string>): Map<string, Series> {
   const out = new Map<string, Series>();
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
+  for (let from = 0; from < text.length; ) {
+    let to = text.indexOf('\n', from);
+    if (to === -1) to = text.length;
+    const start = from;
+    from = to + 1;
+    // `names`: only these series are read (an engine's /metrics is mostly histogram buckets nobody here reads),
+    // told by the name at the line's start before the line is cut out of the body.
+    if (names && !names.has(lineName(text, start, to))) continue;
+    const line = text.slice(start, to).trim();
     if (line === '' || line.startsWith('#')) continue;
     const sample = parseSampleLine(line);
     if (!sample) continue;
@@ -37,6 +44,19 @@ export function parsePrometheus(text: string): Map<string, Series> {
     series.push({ labels: sample.labels, value: sample.value });
   }
   return out;
+}
+
+/** The metric name text[from, to) starts with, after any blanks: everything before its labels or its value. */
+function lineName(text: string, from: number, to: number): string {
+  let i = from;
+  while (i < to && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  const start = i;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (c === 123 /* { */ || c === 32 || c === 9 || c === 13) break;
+    i++;
+  }
+  return text.slice(start, i);
 }
 
 const NAME = /[a-zA-Z_:][a-zA-Z0-9_:]*/y;
@@ -110,6 +130,14 @@ const PREFIX_RATE = ['sglang:cache_hit_rate', 'vllm:gpu_prefix_cache_hit_rate'];
 const SPEC_DRAFT = ['vllm:spec_decode_num_draft_tokens_total', 'vllm:spec_decode_num_draft_tokens'];
 const SPEC_ACCEPTED = ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens'];
 
+const TRT_REQUESTS = 'nv_trt_llm_request_metrics';
+const TRT_KV_BLOCKS = 'nv_trt_llm_kv_cache_block_metrics';
+
+/** Every series sampleFromMetrics reads: the telemetry sampler parses these alone (parsePrometheus's `names`). */
+export const SAMPLED_SERIES: ReadonlySet<string> = new Set([
+  ...RUNNING, ...WAITING, ...KV, ...PREEMPTIONS, ...PREFIX_HITS, ...PREFIX_QUERIES, ...PREFIX_RATE, ...SPEC_DRAFT, ...SPEC_ACCEPTED, TRT_REQUESTS, TRT_KV_BLOCKS,
+]);
+
 function sum(series: Series | undefined, labelMatch?: [name: string, value: string]): number | undefined {
   if (!series) return undefined;
   const picked = labelMatch ? series.filter((s) => s.labels[labelMatch[0]] === labelMatch[1]) : series;
@@ -125,8 +153,8 @@ function first(metrics: Map<string, Series>, names: readonly string[]): number |
 }
 
 export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): ServerSample {
-  const trt = metrics.get('nv_trt_llm_request_metrics');
-  const blocks = metrics.get('nv_trt_llm_kv_cache_block_metrics');
+  const trt = metrics.get(TRT_REQUESTS);
+  const blocks = metrics.get(TRT_KV_BLOCKS);
   const used = sum(blocks, ['kv_cache_block_type', 'used']);
   const max = sum(blocks, ['kv_cache_block_type', 'max']);
   const s: ServerSample = { atMs };

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from '../metrics/prometheus.js';
+import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from '../metrics/prometheus.js';
 
 /**
  * Samples the server's Prometheus /metrics twice a second during a run (control plane: plain fetch,
@@ -65,7 +65,7 @@ export class TelemetrySampler {
         headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
         signal: AbortSignal.timeout(2000),
       });
-      return res.ok ? sampleFromMetrics(parsePrometheus(await res.text()), performance.now()) : undefined;
+      return res.ok ? sampleFromMetrics(parsePrometheus(await res.text(), SAMPLED_SERIES), performance.now()) : undefined;
     } catch {
       return undefined;
     }
@@ -85,7 +85,7 @@ export class TelemetrySampler {
         signal: AbortSignal.timeout(2000),
       });
       const text = res.ok ? await res.text() : '';
-      const s = sampleFromMetrics(parsePrometheus(text), performance.now());
+      const s = sampleFromMetrics(parsePrometheus(text, SAMPLED_SERIES), performance.now());
       const known = s.running !== undefined || s.waiting !== undefined || s.kvUsage !== undefined;
       this.available ??= known;
       if (known) this.samples.push({ ...s, stage: this.stage });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePrometheus, sampleFromMetrics, summarizeSamples } from '../../src/metrics/prometheus.js';
+import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples } from '../../src/metrics/prometheus.js';
 
 const TEXTS: Record<string, string> = {
   vllm: `# HELP vllm:num_requests_running x\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m"} 7.0\nvllm:num_requests_waiting{model_name="m"} 3.0\nvllm:kv_cache_usage_perc{model_name="m"} 0.42\nvllm:num_preemptions_total{model_name="m"} 5.0\n`,
@@ -25,6 +25,17 @@ describe('server telemetry from Prometheus text', () => {
       { atMs: 1, running: 9, waiting: 4, kvUsage: 0.6, preemptionsTotal: 8 },
     ]);
     expect(row).toEqual({ samples: 2, peakRunning: 9, peakWaiting: 4, peakKvUsage: 0.6, meanKvUsage: 0.4, preemptions: 3 });
+  });
+
+  it('the telemetry sampler reads only the series it uses, with the same sample (issue 36, item 9)', () => {
+    // An engine's /metrics is mostly histogram buckets: the sampler skips every line of a series it does not read.
+    const buckets = Array.from({ length: 200 }, (_, i) => `vllm:e2e_request_latency_seconds_bucket{le="${i}",model_name="m"} ${i}.0`).join('\n');
+    for (const text of [...Object.values(TEXTS), `${TEXTS['vllm']}${buckets}\nvllm:prefix_cache_hits_total{model_name="m"} 9.0\nvllm:prefix_cache_queries_total{model_name="m"} 30.0\n`]) {
+      const filtered = parsePrometheus(text, SAMPLED_SERIES);
+      expect(sampleFromMetrics(filtered, 1)).toEqual(sampleFromMetrics(parsePrometheus(text), 1));
+      expect([...filtered.keys()].every((name) => SAMPLED_SERIES.has(name))).toBe(true);
+    }
+    expect(parsePrometheus(buckets, SAMPLED_SERIES).size).toBe(0);
   });
 
   it('ignores comments, malformed lines and non-numbers', () => {

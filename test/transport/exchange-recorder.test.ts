@@ -112,6 +112,12 @@ const synthetic: Record<string, Uint8Array> = {
     '{"error":{"message":"boom","type":"server_error"}}',
   ]),
   'truncated after plain tokens': sse([completion(' a'), completion(' b'), completion(' c')]),
+  // The fixed part of each chunk holds multi-byte characters: the slot is compared in bytes (slot-bytes.ts).
+  'non-ASCII model name around plain, non-ASCII and DEL texts': sse([
+    ...[' a', ' b', ' ü', ' c', ' \u007f', ' d', '', ' e'].map((t) => completion(t).replace('"model":"m"', '"model":"mödel-日本"')),
+    completion(' f', 'length').replace('"model":"m"', '"model":"mödel-日本"'),
+    '[DONE]',
+  ]),
 };
 
 describe('ExchangeRecorder: decoding, framing and the text-slot shortcut give what a fresh full parse gives', () => {
