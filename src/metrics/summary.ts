@@ -1,4 +1,6 @@
 import type { StageResult } from '../load/types.js';
+import type { CapSearch } from '../load/window.js';
+import { capMismatch } from './cap-check.js';
 import { StageAccumulator } from './accumulator.js';
 import type { ServerTelemetry } from './prometheus.js';
 import { computeStats, type Stats } from './stats.js';
@@ -69,7 +71,7 @@ export interface StageSummary {
     /** The window opened at the ramp limit, before the server had settled. */
     unsettled?: boolean;
     /** Throughput rows: the in-flight cap searched in the ramp, and each step's completion rate. */
-    capSearch?: { cap: number; steps: Array<{ cap: number; completionRate: number }> };
+    capSearch?: CapSearch;
     inFlightAtOpen?: number;
     inFlightAtClose?: number;
   };
@@ -361,6 +363,8 @@ export function arrivalDispersion(arrival: string | undefined, burstiness?: numb
 /** Reasons a windowed row's figures may not describe the steady state its label promises. */
 function steadyWarnings(s: StageSummary, unsettled: boolean): string[] {
   const out: string[] = [];
+  const cap = capMismatch(s.window?.capSearch);
+  if (cap) out.push(cap);
   if (unsettled) out.push(`the ramp-up had not settled after ${(s.window?.startS ?? 0).toFixed(1)} s (its requests were still getting slower): the window opened anyway`);
   const e2e = s.metrics.e2eMs?.median;
   if (e2e !== undefined && s.durationS > 0 && e2e / 1000 > s.durationS) {

@@ -1,5 +1,6 @@
 import type { StageSummary } from '../metrics/summary.js';
 import { MIN_PERCENTILE_SAMPLES } from '../metrics/summary.js';
+import { capMismatch } from '../metrics/cap-check.js';
 import { noneFinished, sweepOrder } from './layouts.js';
 
 const f2 = (n: number): string => n.toFixed(2);
@@ -94,8 +95,12 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   const searched = rows.find((s) => s.window?.capSearch);
   const search = searched?.window?.capSearch;
   if (searched && search) {
-    const steps = search.steps.map((x) => `${x.cap} → ${f2(x.completionRate)} req/s`).join(', ');
-    out.push(`${searched.label}: kept ${search.cap} requests in flight (searched: ${steps})`);
+    const steps = search.steps.map((x) => `${x.cap} → ${f2(x.completionRate)} req/s${x.queued ? ' (queued at the server: more in flight would only lengthen the queue)' : ''}`).join(', ');
+    const m = search.measuredInFlight;
+    // The cap beside what the window measured: the row's figures describe the latter.
+    const measured = m ? `; the window measured ${m.mean.toFixed(1)} in flight on average, at most ${m.max}` : '';
+    const flag = capMismatch(search);
+    out.push(`${searched.label}: kept ${search.cap} requests in flight${measured} (searched: ${steps})${flag ? ' — not the cap: see the ~ note' : ''}`);
   }
   return out;
 }

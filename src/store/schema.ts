@@ -67,7 +67,13 @@ const stage = z.object({
       startS: z.number(),
       lengthS: z.number(),
       unsettled: z.boolean().optional(),
-      capSearch: z.object({ cap: z.number(), steps: z.array(z.object({ cap: z.number(), completionRate: num })) }).optional(),
+      capSearch: z
+        .object({
+          cap: z.number(),
+          steps: z.array(z.object({ cap: z.number(), completionRate: num, queued: z.boolean().optional() })),
+          measuredInFlight: z.object({ mean: z.number(), max: z.number() }).optional(),
+        })
+        .optional(),
       inFlightAtOpen: z.number().optional(),
       inFlightAtClose: z.number().optional(),
     })
