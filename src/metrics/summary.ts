@@ -1,6 +1,7 @@
 import type { StageResult } from '../load/types.js';
 import type { CapSearch } from '../load/window.js';
 import { capMismatch } from './cap-check.js';
+import { CHANCE_SHARED_TOKENS } from './cache-chance.js';
 import { StageAccumulator } from './accumulator.js';
 import type { ServerTelemetry } from './prometheus.js';
 import { computeStats, type Stats } from './stats.js';
@@ -277,7 +278,7 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
   }
   const cached = metrics.cachedTokens;
   const prompt = metrics.promptTokens?.mean ?? 0;
-  if (cached && cached.count > 0 && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > UNINTENDED_CACHE_SHARE * prompt * acc.ok) {
+  if (cached && cached.count > 0 && cached.max > CHANCE_SHARED_TOKENS && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > UNINTENDED_CACHE_SHARE * prompt * acc.ok) {
     summary.unintendedCache = { requests: cached.count, meanCachedTokens: cached.mean, shareOfPromptTokens: (cached.mean * cached.count) / (prompt * acc.ok) };
   }
   const warnings = steady && fig ? steadyWarnings(summary, w?.unsettled === true) : [];
