@@ -1,7 +1,8 @@
 import type { StageResult } from '../load/types.js';
-import type { CapSearch } from '../load/window.js';
+import type { CapSearch, WindowRules } from '../load/window.js';
 import { capMismatch } from './cap-check.js';
 import { CHANCE_SHARED_TOKENS } from './cache-chance.js';
+import { driftWarning } from './drift.js';
 import { StageAccumulator } from './accumulator.js';
 import type { ServerTelemetry } from './prometheus.js';
 import { computeStats, type Stats } from './stats.js';
@@ -78,6 +79,12 @@ export interface StageSummary {
   };
   /** Why the row stopped sending before its limit (a streak of fast failures). */
   stoppedEarly?: string;
+  /**
+   * A time-limited row whose window held fewer requests than a row needs to describe its load (`min`, the window's
+   * DEFAULT_MIN_SAMPLES), even kept open to its longest: how many it held, and the --max-seconds that would gather
+   * `min` at the rate it sent (0 when it sent nothing to go by).
+   */
+  fewRequests?: { held: number; min: number; suggestedMaxSeconds: number };
   /** Why the row's figures may not describe a steady state (printed under the table). */
   steadyWarnings?: string[];
   /** Open loop: why the row was overloaded (it did not keep up with its target), when it was. */
@@ -236,6 +243,8 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     };
   }
   if (w?.stoppedEarly) summary.stoppedEarly = w.stoppedEarly;
+  const few = steady && fig ? fewRequests(summary, spec.window) : undefined;
+  if (few) summary.fewRequests = few;
   const firstError = acc.firstError ?? acc.firstIncomplete;
   if (firstError) summary.firstError = firstError;
   if (spec.kind === 'closed') summary.concurrency = spec.concurrency;
@@ -282,6 +291,9 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     summary.unintendedCache = { requests: cached.count, meanCachedTokens: cached.mean, shareOfPromptTokens: (cached.mean * cached.count) / (prompt * acc.ok) };
   }
   const warnings = steady && fig ? steadyWarnings(summary, w?.unsettled === true) : [];
+  // A row that kept up while the server itself changed speed (an overloaded row's queue grows by design: `*`).
+  const drift = steady && fig && !summary.belowTarget ? driftWarning(acc, from, to) : undefined;
+  if (drift) warnings.push(drift);
   if (warnings.length > 0) summary.steadyWarnings = warnings;
   if (slo && (slo.ttftMs !== undefined || slo.itlMs !== undefined || slo.e2eMs !== undefined)) {
     // Goodput: the request throughput times the share of measured successes that met every SLO.
@@ -359,6 +371,21 @@ export function arrivalDispersion(arrival: string | undefined, burstiness?: numb
   if (arrival === 'poisson') return 1;
   if (arrival === 'gamma') return 1 / (burstiness ?? 1);
   return 0;
+}
+
+/**
+ * A time-limited window (not --max-requests, whose count the user chose) that closed with fewer than minSamples
+ * requests sent in it: the row could not gather enough to describe its load. The window stays open up to
+ * extendFactor × --max-seconds for them, so at the rate the row sent, --max-seconds of
+ * minSamples / (rate × extendFactor) would do; a quarter more for noise.
+ */
+function fewRequests(s: StageSummary, rules: WindowRules | undefined): StageSummary['fewRequests'] {
+  if (!rules || rules.measureMs === undefined || rules.measureRequests !== undefined || s.interrupted || s.stoppedEarly) return undefined;
+  const held = s.requests.total;
+  if (held >= rules.minSamples) return undefined;
+  const rate = s.sendRate > 0 ? s.sendRate : s.completionRate ?? 0;
+  const suggestedMaxSeconds = rate > 0 ? Math.ceil((1.25 * rules.minSamples) / (rate * rules.extendFactor)) : 0;
+  return { held, min: rules.minSamples, suggestedMaxSeconds };
 }
 
 /** Reasons a windowed row's figures may not describe the steady state its label promises. */

@@ -78,6 +78,17 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   if (few.length > 0) {
     out.push(`† p99 from fewer than ${MIN_PERCENTILE_SAMPLES} samples: ${few.map((s) => `${s.label} (${s.requests.ok})`).join(', ')}`);
   }
+  // Rows that could not gather enough requests in their longest window say so, with what would (item 11b of issue 36).
+  const short = rows.filter((s) => s.fewRequests);
+  if (short.length > 0) {
+    out.push(`too few requests to describe the load: ${short.map((s) => {
+      const few = s.fewRequests as NonNullable<StageSummary['fewRequests']>;
+      const done = Math.round(s.requestThroughput * s.durationS);
+      const rate = s.durationS > 0 ? `; its req/s counts ${done} completions in ${s.durationS.toFixed(1)} s, ±${f2(1 / s.durationS)} per completion` : '';
+      const fix = few.suggestedMaxSeconds > 0 ? `: extend --max-seconds to ~${few.suggestedMaxSeconds} s` : '';
+      return `${s.label} held ${few.held} requests (min ${few.min})${rate}${fix}`;
+    }).join('; ')}`);
+  }
   for (const s of rows) {
     // An over-saturated stop is the row's overload reason, said with its * mark already.
     if (s.overSaturated !== undefined && s.belowTarget) continue;

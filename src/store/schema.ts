@@ -79,6 +79,7 @@ const stage = z.object({
     })
     .optional(),
   stoppedEarly: z.string().optional(),
+  fewRequests: z.object({ held: z.number(), min: z.number(), suggestedMaxSeconds: z.number() }).optional(),
   steadyWarnings: z.array(z.string()).optional(),
   overload: z.string().optional(),
   unintendedCache: z.object({ requests: z.number(), meanCachedTokens: z.number(), shareOfPromptTokens: z.number(), source: z.literal('server-metrics').optional() }).optional(),
