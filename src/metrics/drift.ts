@@ -2,8 +2,29 @@ import type { StageAccumulator } from './accumulator.js';
 
 /** A row is not steady when its first and last quarters' medians differ by more than this factor ... */
 export const DRIFT_FACTOR = 3;
-/** ... and each quarter holds at least this many successful requests. */
+/** ... and each quarter holds at least this many successful requests ... */
 const MIN_PER_QUARTER = 2;
+/**
+ * ... and the figure follows send order through the whole row (|Spearman ρ| at least this): a closed loop with more
+ * streams than the server has slots answers half its requests at once and queues the others all through the row,
+ * so two quarters of two requests each can land in different modes by chance — without any trend.
+ */
+const MIN_TREND = 0.6;
+
+/** Spearman's rank correlation of the values with their order (ties take their mean rank). */
+function trend(values: readonly number[]): number {
+  const n = values.length;
+  const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
+  const rank = new Array<number>(n);
+  for (let i = 0; i < n; ) {
+    let j = i;
+    while (j + 1 < n && order[j + 1]?.[0] === order[i]?.[0]) j++;
+    for (let k = i; k <= j; k++) rank[(order[k] as readonly [number, number])[1]] = (i + j) / 2;
+    i = j + 1;
+  }
+  const d2 = rank.reduce((a, r, i) => a + (r - i) ** 2, 0);
+  return n > 1 ? 1 - (6 * d2) / (n * (n * n - 1)) : 0;
+}
 
 const quantile = (sorted: readonly number[], q: number): number => {
   const pos = q * (sorted.length - 1);
@@ -49,6 +70,8 @@ export function driftWarning(acc: StageAccumulator, fromMs: number, toMs: number
     if (!(ma > 0 && mb > 0)) return undefined;
     const [slow, fast] = ma > mb ? [a, b] : [b, a];
     if (Math.max(ma, mb) / Math.min(ma, mb) <= DRIFT_FACTOR || quantile(slow, 0.25) <= quantile(fast, 0.75)) return undefined;
+    const all = rows.map(pick).filter(Number.isFinite);
+    if (Math.abs(trend(all)) < MIN_TREND) return undefined;
     return `median ${name} ${ma.toFixed(ma < 100 ? 1 : 0)} ms in its first quarter of requests against ${mb.toFixed(mb < 100 ? 1 : 0)} ms in its last`;
   };
   const found = [compare('TTFT', (r) => r.ttft), compare('ITL', (r) => r.itl)].filter((x): x is string => x !== undefined);

@@ -69,5 +69,12 @@ describe('issue 36 item 11: rows that cannot describe their load say so', () => 
     // Noisy but steady (slow and quick requests all through the row): no mark.
     const noisy = row(openRow(1), ttft.map((_, i) => rec(i, 1000 * i + 1, i % 2 ? 2400 : 700, 40)), { openAtMs: 0, closeAtMs: 12_000 });
     expect(rowMarks(noisy)).toBe('asynchronous@1.00 req/sec');
+    // More streams than slots: quick and queued requests all through the row. Its first two and last two requests
+    // happen to fall in different modes (3.4×, no overlap) — ρ 0.24, but there is no trend through the row: no mark.
+    const modes = [700, 700, 2400, 2400, 2400, 700, 700, 700, 2400, 2400];
+    const bimodal = row({ kind: 'closed', label: 'concurrent@8', concurrency: 8 } as unknown as Partial<StageSpec> & { kind: 'closed'; label: string },
+      modes.map((t, i) => rec(i, 1000 * i + 1, t, 40)), { openAtMs: 0, closeAtMs: 12_000 });
+    expect((bimodal.steadyWarnings ?? []).filter((w) => w.includes('speed changed'))).toEqual([]);
+    expect(rowMarks(bimodal)).toBe('concurrent@8');
   });
 });
