@@ -76,5 +76,5 @@ export function driftWarning(acc: StageAccumulator, fromMs: number, toMs: number
   };
   const found = [compare('TTFT', (r) => r.ttft), compare('ITL', (r) => r.itl)].filter((x): x is string => x !== undefined);
   if (found.length === 0) return undefined;
-  return `the server's speed changed within the row (${found.join('; ')}, ${q} requests each): its figures average two states and describe neither — rerun it (was another job using the machine?)`;
+  return `latency changed within the row (${found.join('; ')}, ${q} requests each): not a steady state, its figures average two — rerun it (another job slowing the server, or a load at the edge of capacity whose queue came and went)`;
 }

@@ -65,7 +65,7 @@ describe('issue 36 item 11: rows that cannot describe their load say so', () => 
     const s = row(openRow(1), ttft.map((t, i) => rec(i, 1000 * i + 1, t, 40)), { openAtMs: 0, closeAtMs: 12_000 });
     expect(s.belowTarget).toBe(false);
     expect(rowMarks(s)).toBe('asynchronous@1.00 req/sec ~');
-    expect(rowNoteLines([s]).join('\n')).toMatch(/~ asynchronous@1\.00 req\/sec: the server's speed changed within the row \(median TTFT 8500 ms in its first quarter of requests against 702 ms in its last/);
+    expect(rowNoteLines([s]).join('\n')).toMatch(/~ asynchronous@1\.00 req\/sec: latency changed within the row \(median TTFT 8500 ms in its first quarter of requests against 702 ms in its last/);
     // Noisy but steady (slow and quick requests all through the row): no mark.
     const noisy = row(openRow(1), ttft.map((_, i) => rec(i, 1000 * i + 1, i % 2 ? 2400 : 700, 40)), { openAtMs: 0, closeAtMs: 12_000 });
     expect(rowMarks(noisy)).toBe('asynchronous@1.00 req/sec');
@@ -74,7 +74,7 @@ describe('issue 36 item 11: rows that cannot describe their load say so', () => 
     const modes = [700, 700, 2400, 2400, 2400, 700, 700, 700, 2400, 2400];
     const bimodal = row({ kind: 'closed', label: 'concurrent@8', concurrency: 8 } as unknown as Partial<StageSpec> & { kind: 'closed'; label: string },
       modes.map((t, i) => rec(i, 1000 * i + 1, t, 40)), { openAtMs: 0, closeAtMs: 12_000 });
-    expect((bimodal.steadyWarnings ?? []).filter((w) => w.includes('speed changed'))).toEqual([]);
+    expect((bimodal.steadyWarnings ?? []).filter((w) => w.includes('latency changed'))).toEqual([]);
     expect(rowMarks(bimodal)).toBe('concurrent@8');
   });
 });
