@@ -103,7 +103,7 @@ export function applyCalibrationFlags(
       out.write(`  saved: ${cf.saveCalibration} (reuse with --calibration ${cf.saveCalibration})\n`);
     }
     const overall = (r: ErrorReport): string => `${r.overallPct.toFixed(1)}%`;
-    notes.push(`engine and hardware constants fitted to the measured run ${cf.calibrateFrom} (median error on it ${overall(fit.before)} → ${overall(fit.after)})`);
+    notes.push(`engine and hardware constants fitted to the measured run ${cf.calibrateFrom} (error of its worst figure on it ${overall(fit.before)} → ${overall(fit.after)})`);
     report = {
       ...report, from: measured.dir, engine: describe(engine), rows: fit.rows, before: fit.before, after: fit.after, constants: fit.constants,
       evaluations: fit.evaluations, elapsedMs: Math.round(fit.elapsedMs), ...(cf.saveCalibration !== undefined ? { saved: cf.saveCalibration } : {}),

@@ -171,7 +171,14 @@ function commonWindow(windows: ReadonlyArray<WindowOutcome | undefined>): Window
   const over = steady.find((w) => w.overSaturated)?.overSaturated;
   if (over) out.overSaturated = over;
   const caps = steady.filter((w) => w.capSearch);
-  if (caps.length > 0) out.capSearch = { cap: caps.reduce((n, w) => n + (w.capSearch?.cap ?? 0), 0), steps: caps[0]?.capSearch?.steps ?? [] };
+  if (caps.length > 0) {
+    out.capSearch = { cap: caps.reduce((n, w) => n + (w.capSearch?.cap ?? 0), 0), steps: caps[0]?.capSearch?.steps ?? [] };
+    // Every shard kept its own share in flight: the row's load is their sum (the max an upper bound).
+    if (caps.every((w) => w.capSearch?.measuredInFlight)) {
+      const sum = (k: 'mean' | 'max'): number => caps.reduce((n, w) => n + (w.capSearch?.measuredInFlight?.[k] ?? 0), 0);
+      out.capSearch.measuredInFlight = { mean: sum('mean'), max: sum('max') };
+    }
+  }
   return out;
 }
 

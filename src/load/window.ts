@@ -80,12 +80,22 @@ export interface WindowOutcome {
   closeAtMs: number | null;
   /** The window opened at the ramp limit, not because the server had settled. */
   unsettled?: boolean;
-  /** The in-flight cap an adaptive throughput row settled on, and the completion rate each step reached. */
-  capSearch?: { cap: number; steps: Array<{ cap: number; completionRate: number }> };
+  /**
+   * The in-flight cap an adaptive throughput row settled on, the completion rate each step reached (queued: its
+   * requests waited at the server for over half their latency), and the requests in flight the window measured
+   * (time-weighted mean and max between its open and its close): the figures describe that load, whatever the cap.
+   */
+  capSearch?: CapSearch;
   /** Why sending stopped before the row's limit (e.g. a streak of fast failures). */
   stoppedEarly?: string;
   /** Set (with stoppedEarly) when the row stopped because its queue kept growing; the drivers cancel what is in flight. */
   overSaturated?: string;
+}
+
+export interface CapSearch {
+  cap: number;
+  steps: Array<{ cap: number; completionRate: number; queued?: boolean }>;
+  measuredInFlight?: { mean: number; max: number };
 }
 
 export class SteadyWindow {
@@ -103,14 +113,25 @@ export class SteadyWindow {
   private stopped: string | undefined;
   private cap: number;
   private capChangedAt: number;
-  /** Latencies (end − sent) of requests sent at the current cap step. */
-  private roundLatencies: number[] = [];
-  private readonly steps: Array<{ cap: number; completionRate: number }> = [];
+  /** Latencies (end − sent, and first token) of the settled requests of the current cap step (see stepCap). */
+  private roundLatencies: Array<{ e2e: number; ttft: number | undefined }> = [];
+  /** Requests sent at or after this time are settled at the current step: its first request completed then. */
+  private settledFrom: number | null = null;
+  /** The row's shortest time to first token: a request that did not queue at the server. */
+  private minTtft = Infinity;
+  /** After going back to a lower cap: the ramp may last until then (ms from the row's start), for the queue to drain. */
+  private backOffLimitMs = 0;
+  private readonly steps: CapSearch['steps'] = [];
+  /** Requests in flight over the window: Σ count × ms since the open, when last accumulated, and the most at once. */
+  private inFlightArea = 0;
+  private trackedAt: number | null = null;
+  private maxInFlight = 0;
   private capSettled: boolean;
   /** The ramp ends at the first completion of a request sent at or after this time (null: not known yet). */
   private hopFrom: number | null;
   private rampDone = false;
   private firstCompletionAt: number | null = null;
+  private lastCompletionAt = 0;
   /** The window has measured enough: it closes at the next completion (so it spans whole request intervals). */
   private closeAtNextCompletion = false;
   private sentTotal = 0;
@@ -144,7 +165,9 @@ export class SteadyWindow {
   /** Whether a request sent at `now` is measured (false: ramp-up). Call just before sending. */
   onSend(now: number): boolean {
     this.tick(now);
+    this.trackInFlight(now);
     this.sentTotal++;
+    this.noteMaxInFlight();
     const measured = this.phase === 'window' || (this.phase === 'ramp' && this.rules?.measureRamp === true);
     if (measured) this.sentInWindow++;
     return measured;
@@ -160,8 +183,10 @@ export class SteadyWindow {
   onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'>): void {
     const { sentAtMs, endAtMs } = record;
     const ok = record.status === 'ok';
+    this.trackInFlight(endAtMs);
     this.completed++;
     this.firstCompletionAt ??= endAtMs;
+    this.lastCompletionAt = Math.max(this.lastCompletionAt, endAtMs);
     if (this.rules?.saturationStop && this.phase !== 'closed') this.checkSaturation(record);
     if (this.closeAtNextCompletion) this.close(endAtMs);
     // Strictly after the open: in virtual time the ramp's last sends share the window's opening instant.
@@ -181,7 +206,12 @@ export class SteadyWindow {
     } else {
       this.failureStreak = 0;
     }
-    if (!this.capSettled && sentAtMs >= this.capChangedAt) this.roundLatencies.push(endAtMs - sentAtMs);
+    if (ok && record.ttftMs !== undefined && record.ttftMs !== null && Number.isFinite(record.ttftMs)) this.minTtft = Math.min(this.minTtft, record.ttftMs);
+    if (!this.capSettled && sentAtMs >= this.capChangedAt) {
+      // The step's first completion: one full latency at this cap has passed; requests sent from now on are settled.
+      this.settledFrom ??= endAtMs;
+      if (sentAtMs >= this.settledFrom) this.roundLatencies.push({ e2e: endAtMs - sentAtMs, ttft: ok ? (record.ttftMs ?? undefined) : undefined });
+    }
     if (this.hopFrom !== null && sentAtMs >= this.hopFrom) this.rampDone = true;
     // The first completion starts the second hop (open loops); a throughput row's hop starts when its cap settles.
     if (this.hopFrom === null && this.capSettled) this.hopFrom = endAtMs;
@@ -205,7 +235,12 @@ export class SteadyWindow {
       closeAtMs: this.closeAt ?? endMs,
     };
     if (this.unsettled) out.unsettled = true;
-    if (this.rules.adaptiveCap) out.capSearch = { cap: this.cap, steps: this.steps };
+    if (this.rules.adaptiveCap) {
+      const open = this.openAt;
+      const close = this.closeAt ?? endMs;
+      const measured = open !== null && close > open ? { mean: this.inFlightArea / (close - open), max: this.maxInFlight } : undefined;
+      out.capSearch = { cap: this.cap, steps: this.steps, ...(measured ? { measuredInFlight: measured } : {}) };
+    }
     if (this.stopped) out.stoppedEarly = this.stopped;
     if (this.overSaturated) out.overSaturated = this.overSaturated;
     return out;
@@ -215,6 +250,7 @@ export class SteadyWindow {
   close(now: number): void {
     if (this.phase === 'closed') return;
     if (this.openAt === null) this.openAt = now;
+    this.trackInFlight(now);
     this.closeAt = now;
     this.phase = 'closed';
   }
@@ -257,13 +293,17 @@ export class SteadyWindow {
    * than that means latency kept growing: the row is not keeping up.
    */
   private rampLimit(r: WindowRules): number {
-    // A cap step needs about two latencies at the new cap, which the last step's rate tells (Little's law).
+    // A cap step needs about three latencies at the new cap (the backlog, one latency to settle, its settled
+    // requests), which the last step's rate tells (Little's law) — or, at the first step, the completions so far.
     const last = this.steps[this.steps.length - 1];
-    if (!this.capSettled && last && last.completionRate > 0) {
-      return Math.max(r.rampLimitMs, this.capChangedAt - this.startMs + (2000 * this.cap) / last.completionRate);
-    }
     const first = this.firstCompletionAt;
-    return r.rampHops === 2 && this.capSettled && first !== null ? Math.max(r.rampLimitMs, 3 * (first - this.startMs)) : r.rampLimitMs;
+    if (!this.capSettled) {
+      const rate = last ? last.completionRate : first !== null && first > this.startMs ? (this.completed * 1000) / (Math.max(first, this.lastCompletionAt) - this.startMs) : 0;
+      if (rate > 0) return Math.max(r.rampLimitMs, this.capChangedAt - this.startMs + (3000 * this.cap) / rate);
+      return r.rampLimitMs;
+    }
+    const hop = r.rampHops === 2 && first !== null ? Math.max(r.rampLimitMs, 3 * (first - this.startMs)) : r.rampLimitMs;
+    return Math.max(hop, this.backOffLimitMs);
   }
 
   /**
@@ -338,30 +378,44 @@ export class SteadyWindow {
   private open(now: number): void {
     this.phase = 'window';
     this.openAt = now;
+    this.trackedAt = now;
+    this.noteMaxInFlight();
   }
 
   /**
    * One step of the cap search. With `cap` requests always in flight, the completion rate is cap / mean latency
-   * (Little's law), measured over the requests sent at this step — steadier than timing the completions, whose
-   * first ones are the step's fastest. A step that gains less than minGain ends the search: the cap stays there if
-   * it still gained half of minGain, or goes back to the previous step.
+   * (Little's law) — but only over settled requests: those sent after the step's first request completed, i.e. after
+   * one full latency at this cap, once the previous step's backlog has cleared. The requests sent when the step began
+   * are not: the first ones never queue (a server with 4 slots answers the first 4 of 16 at once), so their latencies
+   * would put the rate of 16 streams at nearly three times what the server delivers. A step whose settled requests
+   * waited at the server for over half their latency (time to first token beyond the row's unqueued one) ends the
+   * search there: the server already holds a queue, more in flight would only lengthen it. A step that gains less
+   * than minGain ends the search: the cap stays there if it still gained half of minGain, or goes back to the
+   * previous step — and the window then waits until the requests in flight have fallen to that cap.
    */
   private stepCap(now: number, r: WindowRules): void {
     const a = r.adaptiveCap as NonNullable<WindowRules['adaptiveCap']>;
     const lat = this.roundLatencies;
-    // Half a round of completions tells the rate well enough to compare steps, in half the time.
     if (lat.length < Math.max(this.cap / 2, 8)) return;
-    const mean = lat.reduce((x, y) => x + y, 0) / lat.length;
-    const rate = mean > 0 ? (this.cap * 1000) / mean : 0;
-    this.steps.push({ cap: this.cap, completionRate: rate });
+    const meanLatency = lat.reduce((x, y) => x + y.e2e, 0) / lat.length;
+    const rate = meanLatency > 0 ? (this.cap * 1000) / meanLatency : 0;
+    const ttfts = lat.map((x) => x.ttft).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    const waited = ttfts.length === lat.length && this.minTtft < Infinity ? ttfts.reduce((x, y) => x + y, 0) / ttfts.length - this.minTtft : 0;
+    const queued = waited > 0.5 * meanLatency;
+    this.steps.push({ cap: this.cap, completionRate: rate, ...(queued ? { queued: true } : {}) });
     const prev = this.steps[this.steps.length - 2];
     const gained = prev === undefined || rate >= prev.completionRate * (1 + a.minGain);
-    if (!gained || this.cap >= a.max) {
+    if (queued || !gained || this.cap >= a.max) {
       this.capSettled = true;
       // A step that gained under half of minGain mostly adds queue (latency, and a longer drain): go back.
       if (prev && rate < prev.completionRate * (1 + a.minGain / 2)) {
+        const inFlight = this.sentTotal - this.completed;
         this.cap = prev.cap;
-        this.hopFrom = now; // back to a lower cap: wait one more hop for the in-flight count to come down
+        // Back to a lower cap: wait one more hop at it. Nothing is sent until the requests in flight have fallen
+        // under the cap, so the first request of that hop completes once the higher step's queue is gone. The ramp
+        // may last that long: the queue drains at the kept step's rate, then one latency at the cap (×2 for noise).
+        this.hopFrom = now;
+        if (prev.completionRate > 0) this.backOffLimitMs = now - this.startMs + (2000 * Math.max(inFlight, this.cap)) / prev.completionRate;
       } else {
         this.rampDone = true; // this cap has run for a round already: the load is in place
       }
@@ -369,6 +423,19 @@ export class SteadyWindow {
     }
     this.cap = Math.min(a.max, Math.round(this.cap * a.growth));
     this.capChangedAt = now;
+    this.settledFrom = null;
     this.roundLatencies = [];
+  }
+
+  /** Time-weighted requests in flight over the window: accumulated up to `now` (call before the count changes). */
+  private trackInFlight(now: number): void {
+    if (this.phase !== 'window' || this.trackedAt === null) return;
+    const inFlight = this.sentTotal - this.completed;
+    this.inFlightArea += inFlight * Math.max(0, now - this.trackedAt);
+    this.trackedAt = Math.max(this.trackedAt, now);
+  }
+
+  private noteMaxInFlight(): void {
+    if (this.phase === 'window') this.maxInFlight = Math.max(this.maxInFlight, this.sentTotal - this.completed);
   }
 }

@@ -1,4 +1,8 @@
 import type { StageResult } from '../load/types.js';
+import type { CapSearch, WindowRules } from '../load/window.js';
+import { capMismatch } from './cap-check.js';
+import { CHANCE_SHARED_TOKENS } from './cache-chance.js';
+import { driftWarning } from './drift.js';
 import { StageAccumulator } from './accumulator.js';
 import type { ServerTelemetry } from './prometheus.js';
 import { computeStats, type Stats } from './stats.js';
@@ -69,12 +73,18 @@ export interface StageSummary {
     /** The window opened at the ramp limit, before the server had settled. */
     unsettled?: boolean;
     /** Throughput rows: the in-flight cap searched in the ramp, and each step's completion rate. */
-    capSearch?: { cap: number; steps: Array<{ cap: number; completionRate: number }> };
+    capSearch?: CapSearch;
     inFlightAtOpen?: number;
     inFlightAtClose?: number;
   };
   /** Why the row stopped sending before its limit (a streak of fast failures). */
   stoppedEarly?: string;
+  /**
+   * A time-limited row whose window held fewer requests than a row needs to describe its load (`min`, the window's
+   * DEFAULT_MIN_SAMPLES), even kept open to its longest: how many it held, and the --max-seconds that would gather
+   * `min` at the rate it sent (0 when it sent nothing to go by).
+   */
+  fewRequests?: { held: number; min: number; suggestedMaxSeconds: number };
   /** Why the row's figures may not describe a steady state (printed under the table). */
   steadyWarnings?: string[];
   /** Open loop: why the row was overloaded (it did not keep up with its target), when it was. */
@@ -238,6 +248,8 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     };
   }
   if (w?.stoppedEarly) summary.stoppedEarly = w.stoppedEarly;
+  const few = steady && fig ? fewRequests(summary, spec.window) : undefined;
+  if (few) summary.fewRequests = few;
   const firstError = acc.firstError ?? acc.firstIncomplete;
   if (firstError) summary.firstError = firstError;
   if (spec.kind === 'closed') summary.concurrency = spec.concurrency;
@@ -280,10 +292,13 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
   }
   const cached = metrics.cachedTokens;
   const prompt = metrics.promptTokens?.mean ?? 0;
-  if (cached && cached.count > 0 && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > UNINTENDED_CACHE_SHARE * prompt * acc.ok) {
+  if (cached && cached.count > 0 && cached.max > CHANCE_SHARED_TOKENS && !spec.workload.sharesPrefixes && prompt > 0 && cached.mean * cached.count > UNINTENDED_CACHE_SHARE * prompt * acc.ok) {
     summary.unintendedCache = { requests: cached.count, meanCachedTokens: cached.mean, shareOfPromptTokens: (cached.mean * cached.count) / (prompt * acc.ok) };
   }
   const warnings = steady && fig ? steadyWarnings(summary, w?.unsettled === true) : [];
+  // A row that kept up while the server itself changed speed (an overloaded row's queue grows by design: `*`).
+  const drift = steady && fig && !summary.belowTarget ? driftWarning(acc, from, to) : undefined;
+  if (drift) warnings.push(drift);
   if (warnings.length > 0) summary.steadyWarnings = warnings;
   if (slo && (slo.ttftMs !== undefined || slo.itlMs !== undefined || slo.e2eMs !== undefined)) {
     // Goodput: the request throughput times the share of measured successes that met every SLO.
@@ -376,9 +391,26 @@ export function arrivalDispersion(arrival: string | undefined, burstiness?: numb
   return 0;
 }
 
+/**
+ * A time-limited window (not --max-requests, whose count the user chose) that closed with fewer than minSamples
+ * requests sent in it: the row could not gather enough to describe its load. The window stays open up to
+ * extendFactor × --max-seconds for them, so at the rate the row sent, --max-seconds of
+ * minSamples / (rate × extendFactor) would do; a quarter more for noise.
+ */
+function fewRequests(s: StageSummary, rules: WindowRules | undefined): StageSummary['fewRequests'] {
+  if (!rules || rules.measureMs === undefined || rules.measureRequests !== undefined || s.interrupted || s.stoppedEarly) return undefined;
+  const held = s.requests.total;
+  if (held >= rules.minSamples) return undefined;
+  const rate = s.sendRate > 0 ? s.sendRate : s.completionRate ?? 0;
+  const suggestedMaxSeconds = rate > 0 ? Math.ceil((1.25 * rules.minSamples) / (rate * rules.extendFactor)) : 0;
+  return { held, min: rules.minSamples, suggestedMaxSeconds };
+}
+
 /** Reasons a windowed row's figures may not describe the steady state its label promises. */
 function steadyWarnings(s: StageSummary, unsettled: boolean): string[] {
   const out: string[] = [];
+  const cap = capMismatch(s.window?.capSearch);
+  if (cap) out.push(cap);
   if (unsettled) out.push(`the ramp-up had not settled after ${(s.window?.startS ?? 0).toFixed(1)} s (its requests were still getting slower): the window opened anyway`);
   const e2e = s.metrics.e2eMs?.median;
   if (e2e !== undefined && s.durationS > 0 && e2e / 1000 > s.durationS) {

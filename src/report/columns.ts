@@ -1,6 +1,7 @@
 import { configError } from '../core/errors.js';
 import type { CapacityResult } from '../load/capacity-types.js';
 import type { MetricName, StageSummary } from '../metrics/summary.js';
+import { cacheBeyondChance } from '../metrics/cache-chance.js';
 import { cellSamples, f2, failureCell, isEmbeddingsRun, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
 import type { ReportRow } from './report-rows.js';
 
@@ -135,8 +136,9 @@ export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageS
   if (stages.some((s) => s.metrics.reasoningTokens)) out.splice(out.indexOf('ttft') + 1, 0, 'ttfo', 'reasoning');
   if (stages.some((s) => s.metrics.imageTokens)) out.splice(out.includes('tokens') ? out.indexOf('tokens') + 1 : out.length, 0, 'image-tokens');
   if (stages.some((s) => s.sloAttainment)) out.push('slo');
-  // A server that reports its cache but served nothing from it (unique prompts) adds a column of zeros: shown on demand only.
-  if (stages.some((s) => (s.prefixCacheHitRate ?? 0) > 0)) out.push('cache');
+  // A server that reports its cache but served nothing from it (unique prompts) adds a column of zeros, and one that
+  // served only a shared first token (chance) a column of 0.2s: shown on demand only.
+  if (stages.some(cacheBeyondChance)) out.push('cache');
   if (stages.some((s) => s.server)) out.push('server');
   return out;
 }

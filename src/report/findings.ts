@@ -1,4 +1,5 @@
 import type { StageSummary } from '../metrics/summary.js';
+import { CHANCE_SHARED_TOKENS } from '../metrics/cache-chance.js';
 import { sweepOrder } from './layouts.js';
 
 const f = (v: number | undefined, d = 1): string => (v === undefined ? '—' : v.toFixed(d));
@@ -45,8 +46,9 @@ export function findingLines(stages: readonly StageSummary[], opts: { goodput?: 
         `${s.label}: ${ss.count} sessions, ${f(ss.meanTurns, 1)} turns each, first send → last reply p50 ${f(ss.durationMs.median / 1000, 2)} s (p99 ${f(ss.durationMs.p99 / 1000, 2)} s)${cache.length ? `; prompt tokens from the prefix cache: ${cache.join(', ')}` : ''}`,
       );
     }
-    // Unintended hits are said louder by the row notes (‡); a server that reports zeros has nothing to say.
-    if (m.cachedTokens && m.cachedTokens.count > 0 && m.cachedTokens.mean > 0 && !s.unintendedCache) {
+    // Unintended hits are said louder by the row notes (‡); a server that reports zeros, or a shared first token
+    // or two per prompt (chance), has nothing to say.
+    if (m.cachedTokens && m.cachedTokens.count > 0 && m.cachedTokens.max > CHANCE_SHARED_TOKENS && !s.unintendedCache) {
       out.push(`${s.label}: the server reported cached prompt tokens on ${m.cachedTokens.count} requests, mean ${f(m.cachedTokens.mean)} per request`);
     }
     if (s.label.startsWith('replay') && m.timerLagMs) {

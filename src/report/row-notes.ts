@@ -1,5 +1,6 @@
 import type { StageSummary } from '../metrics/summary.js';
 import { MIN_PERCENTILE_SAMPLES } from '../metrics/summary.js';
+import { capMismatch } from '../metrics/cap-check.js';
 import { noneFinished, sweepOrder } from './layouts.js';
 import { interruptedNote } from './row-status.js';
 
@@ -100,6 +101,17 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   if (few.length > 0) {
     out.push(`† p99 from fewer than ${MIN_PERCENTILE_SAMPLES} samples: ${few.map((s) => `${s.label} (${s.requests.ok})`).join(', ')}`);
   }
+  // Rows that could not gather enough requests in their longest window say so, with what would (item 11b of issue 36).
+  const short = rows.filter((s) => s.fewRequests);
+  if (short.length > 0) {
+    out.push(`too few requests to describe the load: ${short.map((s) => {
+      const few = s.fewRequests as NonNullable<StageSummary['fewRequests']>;
+      const done = Math.round(s.requestThroughput * s.durationS);
+      const rate = s.durationS > 0 ? `; its req/s counts ${done} completions in ${s.durationS.toFixed(1)} s, ±${f2(1 / s.durationS)} per completion` : '';
+      const fix = few.suggestedMaxSeconds > 0 ? `: extend --max-seconds to ~${few.suggestedMaxSeconds} s` : '';
+      return `${s.label} held ${few.held} requests (min ${few.min})${rate}${fix}`;
+    }).join('; ')}`);
+  }
   for (const s of rows) {
     // An over-saturated stop is the row's overload reason, said with its * mark already.
     if (s.overSaturated !== undefined && s.belowTarget) continue;
@@ -119,8 +131,12 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   const searched = rows.find((s) => s.window?.capSearch);
   const search = searched?.window?.capSearch;
   if (searched && search) {
-    const steps = search.steps.map((x) => `${x.cap} → ${f2(x.completionRate)} req/s`).join(', ');
-    out.push(`${searched.label}: kept ${search.cap} requests in flight (searched: ${steps})`);
+    const steps = search.steps.map((x) => `${x.cap} → ${f2(x.completionRate)} req/s${x.queued ? ' (queued at the server: more in flight would only lengthen the queue)' : ''}`).join(', ');
+    const m = search.measuredInFlight;
+    // The cap beside what the window measured: the row's figures describe the latter.
+    const measured = m ? `; the window measured ${m.mean.toFixed(1)} in flight on average, at most ${m.max}` : '';
+    const flag = capMismatch(search);
+    out.push(`${searched.label}: kept ${search.cap} requests in flight${measured} (searched: ${steps})${flag ? ' — not the cap: see the ~ note' : ''}`);
   }
   return out;
 }

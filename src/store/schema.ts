@@ -68,12 +68,19 @@ const stage = z.object({
       startS: z.number(),
       lengthS: z.number(),
       unsettled: z.boolean().optional(),
-      capSearch: z.object({ cap: z.number(), steps: z.array(z.object({ cap: z.number(), completionRate: num })) }).optional(),
+      capSearch: z
+        .object({
+          cap: z.number(),
+          steps: z.array(z.object({ cap: z.number(), completionRate: num, queued: z.boolean().optional() })),
+          measuredInFlight: z.object({ mean: z.number(), max: z.number() }).optional(),
+        })
+        .optional(),
       inFlightAtOpen: z.number().optional(),
       inFlightAtClose: z.number().optional(),
     })
     .optional(),
   stoppedEarly: z.string().optional(),
+  fewRequests: z.object({ held: z.number(), min: z.number(), suggestedMaxSeconds: z.number() }).optional(),
   steadyWarnings: z.array(z.string()).optional(),
   overload: z.string().optional(),
   unintendedCache: z.object({ requests: z.number(), meanCachedTokens: z.number(), shareOfPromptTokens: z.number(), source: z.literal('server-metrics').optional() }).optional(),

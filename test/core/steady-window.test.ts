@@ -73,7 +73,8 @@ describe('SteadyWindow', () => {
     // A server with 20 slots, 1 s per request: rate = min(cap, 20) / latency, latency grows past 20 in flight.
     const latency = (cap: number): number => 1000 * Math.max(1, cap / 20);
     let t = 0;
-    for (let step = 0; step < 5 && (w.outcome(t).capSearch?.steps.length ?? 0) === step; step++) {
+    // Whole rounds: each step settles after its first round (one full latency at its cap) and is measured on the next.
+    for (let round = 0; round < 8; round++) {
       const cap = w.inFlightCap();
       for (let i = 0; i < cap; i++) {
         w.onSend(t);

@@ -20,6 +20,8 @@ export interface SlotServerOptions {
   cacheKeyChars?: number;
   /** Whether /metrics exists. */
   metrics?: boolean;
+  /** Cached tokens reported for an uncached prompt: the first word it shares with the slot's last one (llama.cpp: 1). */
+  chanceCachedTokens?: number;
 }
 
 export interface SlotServer {
@@ -79,7 +81,7 @@ export async function startSlotServer(opts: SlotServerOptions): Promise<SlotServ
         prompt_tokens: promptTokens,
         completion_tokens: job.n,
         total_tokens: promptTokens + job.n,
-        prompt_tokens_details: { cached_tokens: job.cached ? promptTokens - 1 : 0 },
+        prompt_tokens_details: { cached_tokens: job.cached ? promptTokens - 1 : (opts.chanceCachedTokens ?? 0) },
       };
       if (job.usageChunk) write(`data: ${JSON.stringify({ id: 'x', object: 'text_completion', model: 'slot-model', choices: [], usage })}\n\n`);
       if (gone()) stats.abandonedServed++;

@@ -12,6 +12,10 @@ import { type RunResult, mean, runInferbench, stageMean } from './inferbench-run
 import { type LlamaServer, startLlamaServer } from './llama-server-process.js';
 import { type ServerTaskTiming, parseServerTimings } from './server-log.js';
 import { backlogIntoNextRow, cacheHits, firstTtftByStage } from './run-checks.js';
+import type { StageSummary } from '../../src/metrics/summary.js';
+import { rowNoteLines } from '../../src/report/row-notes.js';
+import { defaultColumns } from '../../src/report/columns.js';
+import { rowMarks } from '../../src/report/layouts.js';
 
 const build = inject('llamaServerBuild');
 const skipReason = 'skipReason' in build ? build.skipReason : undefined;
@@ -198,6 +202,44 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
       ]);
     }, RUN_LIMIT_MS + 60_000);
 
+    it('the throughput row measured the in-flight cap it reports (issue 36 item 11a)', () => {
+      const row = run.summary.stages.find((s) => s.label === 'throughput');
+      const search = row?.window?.capSearch;
+      const m = search?.measuredInFlight;
+      const peaks = row ? run.serverPeaks.get(row.index) : undefined;
+      const note = rowNoteLines(run.summary.stages as unknown as StageSummary[]).find((l) => l.startsWith('throughput: kept'));
+      report('throughput row', [
+        `cap kept ${search?.cap}; steps ${search?.steps.map((s) => `${s.cap} → ${fmt(s.completionRate, 3)} req/s${s.queued ? ' (queued)' : ''}`).join(', ')}`,
+        `window measured in flight: mean ${fmt(m?.mean ?? Number.NaN)}, max ${m?.max}; at open ${row?.window?.inFlightAtOpen}, at close ${row?.window?.inFlightAtClose}; ` +
+          `window ${fmt(row?.window?.lengthS ?? Number.NaN, 1)} s from ${fmt(row?.window?.startS ?? Number.NaN, 1)} s; server peak running/waiting ${peaks?.peakRunning}/${peaks?.peakWaiting}`,
+        `req/s ${fmt(row?.requestThroughput ?? Number.NaN, 3)}, mean TTFT ${fmt(row ? stageMean(run.summary, row.index, 'ttftMs') : Number.NaN, 1)} ms, warnings: ${JSON.stringify(row?.steadyWarnings ?? [])}`,
+        `note: ${note}`,
+      ]);
+      expect(search).toBeDefined();
+      expect(m).toBeDefined();
+      const cap = search?.cap as number;
+      // Never more than the cap at once, and on average the cap (a completion frees a slot an instant before the next send).
+      expect(m?.max).toBeLessThanOrEqual(cap);
+      expect(m?.mean as number).toBeGreaterThanOrEqual(cap - Math.max(1, 0.1 * cap));
+      expect(row?.window?.inFlightAtOpen).toBeLessThanOrEqual(cap);
+      expect(note).toContain(`kept ${cap} requests in flight; the window measured`);
+    });
+
+    it('every row holds enough requests to describe its load, or says why not (issue 36 item 11b)', () => {
+      const notes = rowNoteLines(run.summary.stages as unknown as StageSummary[]);
+      const few = notes.find((l) => l.startsWith('too few requests')) ?? '';
+      report('requests per row', [
+        ...(run.summary.stages as unknown as StageSummary[]).map((s) => `${rowMarks(s)}: held ${s.requests.total} in a ${fmt(s.durationS, 1)}-s window, req/s ${fmt(s.requestThroughput, 3)}` +
+          `${s.targetRate !== undefined ? ` (target ${fmt(s.targetRate, 3)}, sent ${fmt(s.sendRate, 3)})` : ''}${s.fewRequests ? `; too few: ${JSON.stringify(s.fewRequests)}` : ''}`),
+        `note: ${few || '(none: every row held enough)'}`,
+      ]);
+      for (const s of run.summary.stages) {
+        if (s.requests.total >= 20) continue;
+        expect(s.fewRequests, s.label).toMatchObject({ held: s.requests.total, min: 20 });
+        expect(few, s.label).toContain(`${s.label} held ${s.requests.total} requests (min 20)`);
+      }
+    });
+
     it('has no failed requests in any row', () => {
       expect(run.summary.stages.length).toBeGreaterThanOrEqual(3);
       expect(run.summary.stages.map((s) => ({ row: s.label, errorsByCode: s.errorsByCode })).filter((s) => Object.keys(s.errorsByCode).length > 0)).toEqual([]);
@@ -234,6 +276,11 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
       ]);
       expect(hits.withCacheField).toBeGreaterThan(0);
       expect(real.length).toBe(0);
+      // A shared first token is chance: the table shows no Cache hit column and no row carries ‡ (item 11d).
+      const stages = run.summary.stages as unknown as StageSummary[];
+      report('cache column', [`default columns: ${defaultColumns('sweep', stages).join(', ')}; rows with ‡: ${stages.filter((s) => s.unintendedCache).length}`]);
+      expect(defaultColumns('sweep', stages)).not.toContain('cache');
+      expect(stages.filter((s) => s.unintendedCache)).toEqual([]);
     });
   });
 });

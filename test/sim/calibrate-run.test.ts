@@ -33,7 +33,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('calibrateFromRun (virtual time)', () => {
   it('fits a deployment 30% slower than the catalog: the error on another profile drops below 5%', () => {
     const fit = sweepFit();
-    expect(fit.rows).toBe(5);
+    // Every on-curve row: the sweep's top rate sits at the throughput row's measured rate (256 in flight since the
+    // cap search rates its steps from settled requests), which this deployment does not sustain: it is left out.
+    expect(fit.rows).toBe(loadMeasuredRun(sweepDir).rows.length);
+    expect(fit.rows).toBeGreaterThanOrEqual(4);
     // On the run it was fitted to.
     expect(fit.before.overallPct).toBeGreaterThan(15);
     expect(fit.after.overallPct).toBeLessThan(5);
