@@ -18,6 +18,11 @@ export interface CapacitySettings {
   arrival: ArrivalKind;
   /** Gamma arrivals: the shape (1 = Poisson). */
   burstiness?: number;
+  /**
+   * The probes run in virtual time (predict, plan): no client or host noise, so a probe that failed only on keeping
+   * up is not run again — its queue grew on the simulated engine itself.
+   */
+  virtualTime?: boolean;
 }
 
 /** One probe (one row of the run): its load and whether it met the SLO. */

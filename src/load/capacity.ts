@@ -107,6 +107,7 @@ export function fitProbes(probes: readonly CapacityProbe[], settings: CapacitySe
 export function ambiguous(p: CapacityProbe, settings: CapacitySettings): boolean {
   if (p.requests === 0 || p.errorShare > settings.maxErrorShare) return false;
   if (p.overSaturated !== undefined) {
+    if (settings.virtualTime === true) return false;
     // Near the boundary: a probe far past capacity completes much less than it is sent (twice capacity: half).
     const near = p.sends === undefined || p.sends === 0 || (p.completions ?? 0) >= KEEP_UP_NEAR * p.sends;
     return p.earlyStop !== true && near && p.attainment >= settings.attainment;

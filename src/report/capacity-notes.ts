@@ -3,7 +3,7 @@ import type { CapacityResult } from '../load/capacity-types.js';
 import type { StageSummary } from '../metrics/summary.js';
 
 /** The lines under a capacity run's table: how the search decided, and what the target means. */
-export function capacityNoteLines(c: CapacityResult, stages: readonly StageSummary[]): string[] {
+export function capacityNoteLines(c: CapacityResult, stages: readonly StageSummary[], opts: { predicted?: boolean } = {}): string[] {
   const lines = [attainmentMeaning(c)];
   const repeated = c.fitted.filter((p) => p.runs > 1).map((p) => formatLoad(p.load));
   const pooled = c.fitted.some((p) => {
@@ -16,6 +16,7 @@ export function capacityNoteLines(c: CapacityResult, stages: readonly StageSumma
       `${pooled ? '; some runs of one load disagreed and were pooled' : ''}`,
   );
   if (c.reproducibility) lines.push(c.reproducibility.text);
+  else if (opts.predicted) lines.push('reproducibility: virtual time — the same configuration and --seed give the same answer on any machine');
   else if (c.feasibleMax !== null && c.firstBreach !== null) lines.push('reproducibility: not measured — no load was run twice');
   // Rows marked * say why above; these fell short of the capacity rule only (completions under 95% of sends).
   const marked = new Set(stages.filter((s) => s.belowTarget).map((s) => s.index));

@@ -91,7 +91,7 @@ function footLines(doc: RunSummaryDoc): string[] {
   const foot: string[] = doc.context.predicted ? [] : findingLines(doc.stages, { goodput: !doc.capacity });
   foot.push(...rowNoteLines(doc.stages));
   if (doc.interrupted) foot.push('Interrupted: the last row covers only the requests finished before the stop.');
-  if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity, doc.stages));
+  if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity, doc.stages, { predicted: doc.context.predicted === true }));
   return foot;
 }
 
