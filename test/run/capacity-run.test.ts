@@ -30,7 +30,7 @@ function capacityOf(dir: string): CapacityResult {
 describe('run --profile capacity against a server of known capacity', () => {
   it('finds the stream count on the concurrency axis', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cap-')), 'run');
-    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--capacity-axis', 'concurrency', '--slo', 'ttft:300', '--out', out, ...common]);
+    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--capacity-axis', 'concurrency', '--slo', 'ttft:300', '--out', out, ...common], { timeoutMs: 280_000 });
     expect(r.code, r.stderr).toBe(0);
     const c = capacityOf(out);
     expect(c.feasibleMax).toBe(SLOTS);
@@ -43,11 +43,11 @@ describe('run --profile capacity against a server of known capacity', () => {
     // every probe is a row of the table, marked against the target
     expect(r.stdout).toMatch(/concurrent@4 .*\|\s+pass \d+\.\d% of \d+/);
     expect(r.stdout).toMatch(/concurrent@5 .*\|\s+FAIL \d+\.\d% of \d+/);
-  }, 120_000);
+  }, 300_000);
 
   it('on the rate axis: brackets the capacity, fails past it, states the step as a step, and runs keep-up-only failures again', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cap-')), 'run');
-    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--slo', 'ttft:300', '--out', out, '--json', ...common], { timeoutMs: 240_000 });
+    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--slo', 'ttft:300', '--out', out, '--json', ...common], { timeoutMs: 420_000 });
     expect(r.code, r.stderr).toBe(0);
     const printed = JSON.parse(r.stdout) as { capacity: CapacityResult };
     const c = capacityOf(out);
@@ -68,25 +68,27 @@ describe('run --profile capacity against a server of known capacity', () => {
     if (c.settled) expect(c.fitted.filter((p) => p.pass).every((p) => p.load <= (c.feasibleMax as number))).toBe(true);
     expect(c.verdict).toMatch(/\(first failure at \d+\.\d\d req\/s; search step ±5%, not an error bar\)/);
     expect(c.precisionMeaning).toMatch(/^±5% is the search's step: .* It is not the answer's error/);
-  }, 240_000);
+  }, 480_000);
 
   it('exits 1 when even one request at a time misses the SLO', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cap-')), 'run');
-    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--slo', 'e2e:10', '--out', out, ...common]);
+    const r = await runCli(['run', '--target', server.url, '--profile', 'capacity', '--slo', 'e2e:10', '--out', out, ...common], { timeoutMs: 170_000 });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('capacity: none — even one request at a time missed the SLO');
     expect(capacityOf(out)).toMatchObject({ feasibleMax: null, probes: [{ load: expect.any(Number), pass: false }] });
-  }, 60_000);
+  }, 180_000);
 
   it('refuses a capacity search without an SLO, and capacity flags without the profile', async () => {
-    const a = await runCli(['run', '--target', server.url, '--profile', 'capacity']);
+    const [a, b, c] = await Promise.all([
+      runCli(['run', '--target', server.url, '--profile', 'capacity']),
+      runCli(['predict', '--capacity-axis', 'concurrency', '--slo-attainment', '95']),
+      runCli(['predict', '--profile', 'capacity', '--slo', 'ttft:300', '--slo-attainment', '120']),
+    ]);
     expect(a.code).toBe(2);
     expect(a.stderr).toContain('--profile capacity searches against an SLO: add --slo');
-    const b = await runCli(['predict', '--capacity-axis', 'concurrency', '--slo-attainment', '95']);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('--slo-attainment, --capacity-axis shape the capacity search; add --profile capacity');
-    const c = await runCli(['predict', '--profile', 'capacity', '--slo', 'ttft:300', '--slo-attainment', '120']);
     expect(c.code).toBe(2);
     expect(c.stderr).toContain('--slo-attainment "120" is not a percentage between 0.1 and 100');
-  }, 60_000);
+  }, 180_000);
 });

@@ -27,7 +27,7 @@ describe('the row after a row that cut its requests', () => {
     const server = await startSlotServer({ slots: 2, prefillMs: 5, tokenMs: 20, metrics: true, cacheKeyChars: 1_000_000 });
     try {
       const out = join(tmp, 'metrics');
-      const res = await runCli(['run', '--target', server.url, '--profile', 'constant', '--rate', '40,2', '--max-seconds', '1', '--drain', '0', '--out', out, ...common], { timeoutMs: 180_000 });
+      const res = await runCli(['run', '--target', server.url, '--profile', 'constant', '--rate', '40,2', '--max-seconds', '1', '--drain', '0', '--out', out, ...common], { timeoutMs: 280_000 });
       expect(res.code, res.stderr).toBe(0);
       const { doc, records } = readRunFolder(out);
       const cut = records.filter((r) => r.stage === 0 && r.status === 'incomplete').length;
@@ -44,13 +44,13 @@ describe('the row after a row that cut its requests', () => {
     } finally {
       await server.close();
     }
-  }, 240_000);
+  }, 300_000);
 
   it('without /metrics: the note says the row after the cut waited for a one-token probe, and keeps "every request … answered" for the rows where it is true', async () => {
     const server = await startSlotServer({ slots: 2, prefillMs: 40, tokenMs: 8, metrics: false });
     try {
       const out = join(tmp, 'probe');
-      const res = await runCli(['run', '--target', server.url, '--profile', 'sweep', '--sweep-rates', '2', '--max-seconds', '0.5', '--drain', '0', '--out', out, ...common], { timeoutMs: 180_000 });
+      const res = await runCli(['run', '--target', server.url, '--profile', 'sweep', '--sweep-rates', '2', '--max-seconds', '0.5', '--drain', '0', '--out', out, ...common], { timeoutMs: 280_000 });
       expect(res.code, res.stderr).toBe(0);
       const { doc, records } = readRunFolder(out);
       const at = doc.stages.findIndex((s) => s.label === 'throughput');
@@ -65,5 +65,5 @@ describe('the row after a row that cut its requests', () => {
     } finally {
       await server.close();
     }
-  }, 240_000);
+  }, 300_000);
 });
