@@ -49,7 +49,9 @@ export async function predictCommand(
   // Lengths the engine refuses outright exit 2 here; an over-long context is one warning line.
   for (const line of checkSimLimits(opts, resolveSimEngine(engineOptions))) io.stderr.write(`${line}\n`);
   const { workload, workloadFor } = await setupPredictWorkload(opts);
-  const profileCfg = buildProfileConfig(opts, workloadFor, workload);
+  const built = buildProfileConfig(opts, workloadFor, workload);
+  // Virtual time has no host noise: a capacity probe's keep-up failure is not run again (load/capacity.ts ambiguous).
+  const profileCfg = built.capacity ? { ...built, capacity: { ...built.capacity, virtualTime: true } } : built;
   const result = await runBenchmark(profileCfg, runner, { ...(opts.slo ? { slo: opts.slo } : {}), ...(opts.repeat ? { repeat: opts.repeat } : {}), ...(opts.steadyState ? { steadyState: true } : {}) });
   const elapsedMs = performance.now() - started;
 

@@ -174,6 +174,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics twice a second (running/waiting requests, KV-cache usage)`);
     const health = new HealthMonitor();
     const w = writer;
+    const cutByRow = new Map<number, number>();
     const runner = createHttpStageRunner({
       target: pool ?? target,
       ...(opts.shard ? { shard: opts.shard } : {}),
@@ -190,6 +191,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...(opts.extraBody ? { extraBody: opts.extraBody } : {}),
       onDispatch: () => void progress.counters.dispatched++,
       onRecord: (r) => {
+        // Requests cut in each row, ramp-up and cool-down included: the next row waits for a server that may serve them.
+        if (r.status === 'incomplete') cutByRow.set(r.stage, (cutByRow.get(r.stage) ?? 0) + 1);
         progress.counters.done++;
         if (r.status !== 'ok') progress.counters.errors++;
         w.appendRecord(r);
@@ -257,7 +260,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
           ...(telemetry.hasGauges ? { readGauges: () => telemetry.readNow() } : {}),
           probe: () => probeTtft(target as HttpTarget, dialect, model, setup.workload),
           ...(idle ? { idleTtftMs: idle.median, ...(dialect.embeddings ? { probeLabel: 'latency' } : {}) } : {}),
-          leftRequests: prev !== undefined && (prev.requests.incomplete > 0 || prev.stoppedEarly !== undefined),
+          leftRequests: prev !== undefined && ((cutByRow.get(prev.index) ?? 0) > 0 || prev.requests.incomplete > 0 || prev.stoppedEarly !== undefined),
+          ...(prev ? { cutRequests: Math.max(cutByRow.get(prev.index) ?? 0, prev.requests.incomplete), previousLabel: prev.label } : {}),
           boundMs: opts.idleWaitSeconds * 1000,
           signal: abort.signal,
         });

@@ -18,6 +18,11 @@ export interface CapacitySettings {
   arrival: ArrivalKind;
   /** Gamma arrivals: the shape (1 = Poisson). */
   burstiness?: number;
+  /**
+   * The probes run in virtual time (predict, plan): no client or host noise, so a probe that failed only on keeping
+   * up is not run again — its queue grew on the simulated engine itself.
+   */
+  virtualTime?: boolean;
 }
 
 /** One probe (one row of the run): its load and whether it met the SLO. */
@@ -33,8 +38,36 @@ export interface CapacityProbe {
   errorShare: number;
   /** This probe alone passed (the search decides on the monotone fit over all probes, `fittedPass`). */
   pass: boolean;
-  /** Set when the probe was stopped early because its queue kept growing. */
+  /** Set when the probe did not keep up with its rate (its queue grew): why. */
   overSaturated?: string;
+  /** The probe was stopped early as over-saturated (a confirmed growing queue), not only short of the keep-up test. */
+  earlyStop?: boolean;
+  /** Open loop: requests sent and completed inside the probe's window, pooled over runs of one load for keep-up. */
+  sends?: number;
+  completions?: number;
+}
+
+/** A failure below a load that held, left after both were run again (CapacityResult.unsettled). */
+export interface CapacityContradiction {
+  /** The load that failed, its runs, and why it failed (pooled over its runs). */
+  failed: number;
+  failedRuns: number;
+  why: string;
+  /** The highest load that held (pooled over its runs), above the failure. */
+  held: number;
+  heldRuns: number;
+}
+
+/** How far runs of the same load agreed (CapacityResult.reproducibility; only where a load was run more than once). */
+export interface CapacityReproducibility {
+  /** Loads run more than once. */
+  repeatedLoads: number;
+  /** Of those, loads whose runs all reached the same pass/fail. */
+  agreed: number;
+  /** Each repeated load: its runs' outcomes in run order ('pass', 'fail', or 'fail: did not keep up'). */
+  loads: Array<{ load: number; outcomes: string[] }>;
+  /** The sentence printed under the table. */
+  text: string;
 }
 
 /** The search's answer, kept in summary.json as `capacity`. */
@@ -53,10 +86,25 @@ export interface CapacityResult {
   slo: Slo;
   /** Every probe, ordered by load (ties in run order). */
   probes: CapacityProbe[];
-  /** The monotone (isotonic) fit the decision rests on: one point per distinct load, ordered by load. */
-  fitted: Array<{ load: number; attainment: number; errorShare: number; pass: boolean; runs: number }>;
+  /**
+   * One point per distinct load, ordered by load: the attainment and error share as a monotone (isotonic) fit over
+   * the loads, and the load's pass/fail from its own runs pooled. `setAside`: a failure below a load that held,
+   * unresolved by re-runs (listed in `unsettled`), left out of the fit.
+   */
+  fitted: Array<{ load: number; attainment: number; errorShare: number; pass: boolean; runs: number; setAside?: boolean }>;
   /** The one-line answer printed under the table. */
   verdict: string;
   /** Why the search ended where it did when it did not converge (probe limit, interrupted, no pass at all). */
   note?: string;
+  /**
+   * What `precision` is: the search's step (bisection stopped when the first failure lay within it of the highest
+   * pass), not the answer's error — how far the answer moves between runs is `reproducibility`.
+   */
+  precisionMeaning?: string;
+  /** False when a failure below a load that held was still there after both were run again (see `unsettled`). */
+  settled?: boolean;
+  /** The failures below a held load that re-runs did not resolve: set aside, and said in the verdict. */
+  unsettled?: CapacityContradiction[];
+  /** Where the search ran a load more than once: whether those runs agreed. */
+  reproducibility?: CapacityReproducibility;
 }

@@ -1,5 +1,9 @@
 import { arrivalDispersion, type Slo, type StageSummary } from '../metrics/summary.js';
+import { boundaryOf, contradictions, fitPooled, poolLoads, unsettledList, type PooledLoad } from './capacity-fit.js';
+import { reproducibilityOf } from './capacity-repro.js';
 import type { CapacityProbe, CapacityResult, CapacitySettings } from './capacity-types.js';
+
+export { isotonic } from './capacity-fit.js';
 
 /**
  * The capacity search (`--profile capacity`): the highest load at which a probe meets the SLO.
@@ -10,10 +14,12 @@ import type { CapacityProbe, CapacityResult, CapacitySettings } from './capacity
  *  2. doubling from there (2×, 4×, … the synchronous rate, or 2, 4, 8 … streams) until a probe fails;
  *  3. bisection between the highest pass and the lowest failure, down to `precision` (relative, rate axis) or to
  *     adjacent stream counts.
- * Every decision reads a monotone fit over all probes, not the last probe alone: attainment can only fall as load
- * rises, so probes that disagree (a pass above a failure, noise near the boundary) are pooled by isotonic
- * regression, weighted by their request counts. A probe whose attainment lies within one binomial standard error
- * of the target is ambiguous: it is run again, up to `repeats` runs of that load, and the runs are pooled.
+ * Every decision reads all the probes, not the last probe alone (load/capacity-fit.ts): the runs of one load are
+ * pooled, and a failure below a load that held is "not settled" — attainment can only fall as load rises, so one of
+ * the two is noise: both are run again, and a failure still there is set aside and said in the answer rather than
+ * putting the answer below a load the search showed to hold. A probe whose attainment lies within one binomial
+ * standard error of the target, or that failed only on keeping up, is ambiguous: it is run again, up to `repeats`
+ * runs of that load, and the runs are pooled.
  */
 
 export const CAPACITY_DEFAULTS = {
@@ -26,6 +32,8 @@ export const CAPACITY_DEFAULTS = {
 
 /** The search gives up (and says so) after this many probes. */
 export const MAX_CAPACITY_PROBES = 40;
+/** A keep-up failure is near the boundary (run again before it counts) when completions were at least this share of sends. */
+export const KEEP_UP_NEAR = 0.8;
 /** Loads the doubling never passes: far beyond any single deployment. */
 const MAX_LOAD = { rate: 100_000, concurrency: 16_384 } as const;
 
@@ -77,90 +85,33 @@ export function toProbe(s: StageSummary, settings: CapacitySettings): CapacityPr
     errorShare: s.failureShare,
     pass,
     ...(overloaded !== undefined ? { overSaturated: overloaded } : {}),
+    ...(s.overSaturated !== undefined ? { earlyStop: true } : {}),
+    // Whole counts inside the window: runs of one load pool them to decide whether it kept up.
+    ...(s.kind === 'open' ? { sends: Math.round(s.sendRate * s.durationS), completions: Math.round((s.completionRate ?? 0) * s.durationS) } : {}),
   };
 }
 
-type FitPoint = CapacityResult['fitted'][number];
-
-/**
- * Pool-adjacent-violators: the weighted least-squares fit of `values` (in load order) that never rises (or, with
- * `rising`, never falls).
- */
-export function isotonic(values: readonly number[], weights: readonly number[], rising = false): number[] {
-  const blocks: Array<{ sum: number; weight: number; count: number }> = [];
-  for (let i = 0; i < values.length; i++) {
-    const v = rising ? -(values[i] as number) : (values[i] as number);
-    const w = Math.max(weights[i] as number, 1e-9);
-    blocks.push({ sum: v * w, weight: w, count: 1 });
-    // Merge while the last block is higher than the one before it (a non-increasing fit may not rise).
-    while (blocks.length > 1) {
-      const b = blocks[blocks.length - 1] as (typeof blocks)[number];
-      const a = blocks[blocks.length - 2] as (typeof blocks)[number];
-      if (b.sum / b.weight <= a.sum / a.weight) break;
-      blocks.splice(blocks.length - 2, 2, { sum: a.sum + b.sum, weight: a.weight + b.weight, count: a.count + b.count });
-    }
-  }
-  const out: number[] = [];
-  for (const b of blocks) for (let k = 0; k < b.count; k++) out.push((rising ? -1 : 1) * (b.sum / b.weight));
-  return out;
-}
-
-/** The monotone fit over every probe: one point per distinct load, in load order. */
-export function fitProbes(probes: readonly CapacityProbe[], settings: CapacitySettings): FitPoint[] {
-  const byLoad = new Map<number, CapacityProbe[]>();
-  for (const p of probes) byLoad.set(p.load, [...(byLoad.get(p.load) ?? []), p]);
-  const loads = [...byLoad.keys()].sort((a, b) => a - b);
-  const weights: number[] = [];
-  const scores: number[] = [];
-  const errors: number[] = [];
-  for (const load of loads) {
-    const group = byLoad.get(load) as CapacityProbe[];
-    let w = 0;
-    let score = 0;
-    let err = 0;
-    for (const p of group) {
-      const pw = Math.max(p.requests, 1);
-      w += pw;
-      // A probe that did not keep up counts as meeting nothing (its own attainment describes a cut-short row).
-      score += pw * (p.overSaturated !== undefined ? 0 : p.attainment);
-      err += pw * p.errorShare;
-    }
-    weights.push(w);
-    scores.push(score / w);
-    errors.push(err / w);
-  }
-  const fitScore = isotonic(scores, weights);
-  const fitError = isotonic(errors, weights, true);
-  // A fitted value within rounding of the target passes (pooling divides sums).
-  const eps = 1e-9;
-  return loads.map((load, i) => {
-    const attainment = fitScore[i] as number;
-    const errorShare = fitError[i] as number;
-    return {
-      load,
-      attainment,
-      errorShare,
-      pass: attainment >= settings.attainment - eps && errorShare <= settings.maxErrorShare + eps,
-      runs: (byLoad.get(load) as CapacityProbe[]).length,
-    };
-  });
-}
-
-/** Highest fitted pass and lowest fitted failure above it (the fit is monotone: passes come first). */
-function boundary(fit: readonly FitPoint[]): { lo?: FitPoint; hi?: FitPoint } {
-  let lo: FitPoint | undefined;
-  for (const p of fit) if (p.pass) lo = p;
-  const hi = fit.find((p) => !p.pass && (lo === undefined || p.load > lo.load));
-  return { ...(lo ? { lo } : {}), ...(hi ? { hi } : {}) };
+/** The monotone fit over every probe: one point per distinct load, in load order (load/capacity-fit.ts). */
+export function fitProbes(probes: readonly CapacityProbe[], settings: CapacitySettings): CapacityResult['fitted'] {
+  return fitPooled(poolLoads(probes, settings));
 }
 
 /**
  * Some of the probe's requests met the SLO and some did not, and the share that did lies within one binomial
  * standard error of the target: another run of this load could come out on the other side. (A probe whose requests
- * all met it, or none did, shows no sign of the boundary: repeating it would only double its time.)
+ * all met it, or none did, shows no sign of the boundary: repeating it would only double its time.) Or the probe
+ * failed only on keeping up, near the boundary — its attainment and errors were fine, it was not stopped as
+ * over-saturated, and it completed at least 80% of its sends: a probe a little past capacity looks like that, and so
+ * does one whose client or server hiccupped for part of its few seconds; another run tells them apart.
  */
 export function ambiguous(p: CapacityProbe, settings: CapacitySettings): boolean {
-  if (p.overSaturated !== undefined || p.requests === 0 || p.errorShare > settings.maxErrorShare) return false;
+  if (p.requests === 0 || p.errorShare > settings.maxErrorShare) return false;
+  if (p.overSaturated !== undefined) {
+    if (settings.virtualTime === true) return false;
+    // Near the boundary: a probe far past capacity completes much less than it is sent (twice capacity: half).
+    const near = p.sends === undefined || p.sends === 0 || (p.completions ?? 0) >= KEEP_UP_NEAR * p.sends;
+    return p.earlyStop !== true && near && p.attainment >= settings.attainment;
+  }
   if (p.attainment <= 0 || p.attainment >= 100) return false;
   const observed = p.attainment / 100;
   const se = 100 * Math.sqrt((observed * (1 - observed)) / p.requests);
@@ -182,7 +133,18 @@ export function nextCapacityStep(done: readonly StageSummary[], settings: Capaci
   // Noise near the boundary: run an ambiguous probe again before deciding on it (not the synchronous probe).
   const last = probes[probes.length - 1] as CapacityProbe;
   if (done.length > 1 && ambiguous(last, settings) && runsAt(last.load) < settings.repeats) return at(last.load, runsAt(last.load) + 1);
-  const { lo, hi } = boundary(fitProbes(probes, settings));
+  const pooled = poolLoads(probes, settings);
+  // A failure below a load that held is not settled: run the failures again, nearest first, then the lowest load that
+  // held above them (once one load above them has held in every run it may have, the contradiction stands).
+  const { failedBelow } = contradictions(pooled);
+  if (failedBelow.length > 0) {
+    for (const f of [...failedBelow].reverse()) if (!f.synchronousOnly && f.runs.length < settings.repeats) return at(f.load, f.runs.length + 1);
+    const top = (failedBelow[failedBelow.length - 1] as PooledLoad).load;
+    const heldAbove = pooled.filter((p) => p.pass && p.load > top && !p.synchronousOnly);
+    const nearest = heldAbove[0];
+    if (nearest && heldAbove.every((p) => p.runs.length < settings.repeats)) return at(nearest.load, nearest.runs.length + 1);
+  }
+  const { lo, hi } = boundaryOf(fitPooled(pooled));
   if (!lo || lo.load <= 0) return undefined; // even one request at a time misses the SLO
   if (!hi) {
     const next = settings.axis === 'concurrency' ? Math.max(2, lo.load * 2) : roundRate(lo.load * 2);
@@ -219,11 +181,33 @@ export function describeSlo(slo: Slo): string {
   return parts.join(', ');
 }
 
+/** What the search's precision is (CapacityResult.precisionMeaning): its step, not the answer's error. */
+export function precisionMeaning(settings: Pick<CapacitySettings, 'axis' | 'precision'>): string {
+  if (settings.axis === 'concurrency') return 'the search stops at adjacent stream counts: the answer held and one stream more failed';
+  const pct = `${+(settings.precision * 100).toFixed(2)}%`;
+  return (
+    `±${pct} is the search's step: bisection stopped once the first failure lay within ${pct} of the highest pass. ` +
+    `It is not the answer's error: how far the answer moves from run to run shows where the search ran a load twice (reproducibility), and in running it again`
+  );
+}
+
+/** " — not settled: 15.18 req/s failed (did not keep up; 2 runs) below 18.21 req/s, which held (2 runs)". */
+function unsettledText(list: ReturnType<typeof unsettledList>, fmt: (n: number) => string): string {
+  if (list.length === 0) return '';
+  const runs = (n: number): string => `${n} run${n === 1 ? '' : 's'}`;
+  const held = list[0] as (typeof list)[number];
+  const failed = list.map((c) => `${fmt(c.failed)} failed (${c.why}; ${runs(c.failedRuns)})`).join(', ');
+  return ` — not settled: ${failed} below ${fmt(held.held)}, which held (${runs(held.heldRuns)}); the failure${list.length > 1 ? 's were' : ' was'} set aside`;
+}
+
 /** The search's answer from the rows it ran. */
 export function capacityResult(done: readonly StageSummary[], settings: CapacitySettings, opts: { interrupted?: boolean } = {}): CapacityResult {
   const probes = done.map((s) => toProbe(s, settings)).sort((a, b) => a.load - b.load || a.stage - b.stage);
-  const fitted = fitProbes(probes, settings);
-  const { lo, hi } = boundary(fitted);
+  const pooled = poolLoads(probes, settings);
+  const fitted = fitPooled(pooled);
+  const { lo, hi } = boundaryOf(fitted);
+  const unsettled = lo && lo.load > 0 ? unsettledList(pooled) : [];
+  const reproducibility = reproducibilityOf(probes, settings, formatLoad);
   const unit = settings.axis === 'rate' ? 'req/s' : 'streams';
   const fmt = (n: number): string => (settings.axis === 'rate' ? `${formatRate(n)} req/s` : `${n} stream${n === 1 ? '' : 's'}`);
   const what = settings.axis === 'rate' ? 'the highest rate' : 'the most concurrent streams';
@@ -235,8 +219,9 @@ export function capacityResult(done: readonly StageSummary[], settings: Capacity
     verdict = `capacity: none — even one request at a time missed the SLO (${target.replace(' met ', ' had to meet ')}; the synchronous probe reached ${f2(probes.find((p) => p.stage === 0)?.attainment ?? 0)}%)`;
   } else {
     const breach = hi ? `first failure at ${fmt(hi.load)}` : `no load failed up to ${fmt(lo.load)}`;
-    const pm = settings.axis === 'rate' ? `; ±${+(settings.precision * 100).toFixed(2)}%` : '';
-    verdict = `capacity: ${fmt(lo.load)} — ${what} at which ${target} (${breach}${hi ? pm : ''})`;
+    // The precision is where the bisection stopped, not an error bar on the answer (precisionMeaning).
+    const step = settings.axis === 'rate' ? `; search step ±${+(settings.precision * 100).toFixed(2)}%, not an error bar` : '';
+    verdict = `capacity: ${fmt(lo.load)} — ${what} at which ${target} (${breach}${hi ? step : ''})${unsettledText(unsettled, fmt)}`;
     if (!hi) note = `the search stopped before any load failed (${done.length} probes)`;
     else if (!converged(lo.load, hi.load, settings)) note = opts.interrupted ? 'interrupted before the search converged' : `stopped after ${done.length} probes before reaching the precision`;
   }
@@ -253,6 +238,10 @@ export function capacityResult(done: readonly StageSummary[], settings: Capacity
     fitted,
     verdict,
     ...(note ? { note } : {}),
+    precisionMeaning: precisionMeaning(settings),
+    settled: unsettled.length === 0,
+    ...(unsettled.length > 0 ? { unsettled } : {}),
+    ...(reproducibility ? { reproducibility } : {}),
   };
 }
 

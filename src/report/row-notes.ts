@@ -123,10 +123,12 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   const checked = stages.filter((s) => s.idleWait);
   if (checked.length > 0) {
     const total = checked.reduce((t, s) => t + (s.idleWait?.waitedS ?? 0), 0);
-    const long = checked.filter((s) => (s.idleWait?.waitedS ?? 0) >= 0.05);
-    const where = long.length > 0 ? `: ${long.map((s) => `${s.label} ${s.idleWait?.waitedS.toFixed(1)} s`).join(', ')}` : '';
-    const how = [...new Set(checked.filter((s) => s.idleWait?.idle).map((s) => s.idleWait?.method))].join('; ');
-    out.push(`idle server before each row: waited ${total.toFixed(1)} s in all${where}${how ? ` (${how})` : ''}`);
+    // Each row that waited, or came after a row that cut requests, with what it waited for; the others' one way.
+    const own = (s: StageSummary): boolean => (s.idleWait?.waitedS ?? 0) >= 0.05 || /^after .* (cut \d+ requests?|stopped early):/.test(s.idleWait?.method ?? '');
+    const long = checked.filter(own);
+    const where = long.length > 0 ? `: ${long.map((s) => `${s.label} ${s.idleWait?.waitedS.toFixed(1)} s${s.idleWait?.idle ? ` (${s.idleWait.method})` : ''}`).join('; ')}` : '';
+    const how = [...new Set(checked.filter((s) => s.idleWait?.idle && !own(s)).map((s) => s.idleWait?.method))].join('; ');
+    out.push(`idle server before each row: waited ${total.toFixed(1)} s in all${where}${how ? `${long.length > 0 ? '; the other rows' : ''} (${how})` : ''}`);
   }
   const searched = rows.find((s) => s.window?.capSearch);
   const search = searched?.window?.capSearch;

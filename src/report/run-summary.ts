@@ -95,7 +95,7 @@ export function runNoteLines(doc: RunSummaryDoc): string[] {
   foot.push(...rowNoteLines(doc.stages));
   // The interrupted row itself is marked and explained by the row notes.
   if (doc.interrupted) foot.push('Interrupted: the run was stopped before its end; rows after the last one shown were not run (`inferbench run --resume` runs the cut row and the rest).');
-  if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity, doc.stages));
+  if (doc.capacity) foot.push(...capacityNoteLines(doc.capacity, doc.stages, { predicted: doc.context.predicted === true }));
   return foot;
 }
 

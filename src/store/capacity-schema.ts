@@ -17,9 +17,21 @@ const probe = z.object({
   errorShare: z.number(),
   pass: z.boolean(),
   overSaturated: z.string().optional(),
+  earlyStop: z.boolean().optional(),
+  sends: z.number().optional(),
+  completions: z.number().optional(),
 });
 
-const fitted = z.object({ load: z.number(), attainment: z.number(), errorShare: z.number(), pass: z.boolean(), runs: z.number() });
+const fitted = z.object({ load: z.number(), attainment: z.number(), errorShare: z.number(), pass: z.boolean(), runs: z.number(), setAside: z.boolean().optional() });
+
+const contradiction = z.object({ failed: z.number(), failedRuns: z.number(), why: z.string(), held: z.number(), heldRuns: z.number() });
+
+const reproducibility = z.object({
+  repeatedLoads: z.number(),
+  agreed: z.number(),
+  loads: z.array(z.object({ load: z.number(), outcomes: z.array(z.string()) })),
+  text: z.string(),
+});
 
 export const capacitySchema = z.object({
   axis: z.enum(['rate', 'concurrency']),
@@ -34,6 +46,10 @@ export const capacitySchema = z.object({
   fitted: z.array(fitted).default([]),
   verdict: z.string().default(''),
   note: z.string().optional(),
+  precisionMeaning: z.string().optional(),
+  settled: z.boolean().optional(),
+  unsettled: z.array(contradiction).optional(),
+  reproducibility: reproducibility.optional(),
 });
 
 // Compile-time proof that a parsed `capacity` is the type the reports take.

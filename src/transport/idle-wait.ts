@@ -22,6 +22,9 @@ export interface IdleWaitOptions {
   probeLabel?: string;
   /** Whether the previous row cancelled requests still in flight (a server may keep running abandoned requests). */
   leftRequests: boolean;
+  /** How many requests the previous row cut (measured or not), and its label: said in what the wait was for. */
+  cutRequests?: number;
+  previousLabel?: string;
   boundMs: number;
   signal?: AbortSignal;
 }
@@ -37,6 +40,13 @@ export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOut
   const start = realClock.now();
   const waited = (): number => (realClock.now() - start) / 1000;
   const deadline = start + o.boundMs;
+  // After a row that cut requests, the method says so: the next row waited for what it left, not for nothing.
+  const after =
+    o.leftRequests && o.cutRequests !== undefined && o.cutRequests > 0
+      ? `after ${o.previousLabel ?? 'the previous row'} cut ${o.cutRequests} request${o.cutRequests === 1 ? '' : 's'}: `
+      : o.leftRequests
+        ? `after ${o.previousLabel ?? 'the previous row'} stopped early: `
+        : '';
   if (o.readGauges) {
     let zeros = 0;
     for (;;) {
@@ -44,26 +54,29 @@ export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOut
       if (!g || (g.running === undefined && g.waiting === undefined)) break;
       zeros = (g.running ?? 0) + (g.waiting ?? 0) === 0 ? zeros + 1 : 0;
       // Every request of the last row was answered: one idle reading will do. After cut requests, two in a row.
-      if (zeros >= (o.leftRequests ? 2 : 1)) return { waitedS: waited(), idle: true, method: 'server /metrics: running + waiting = 0' };
+      if (zeros >= (o.leftRequests ? 2 : 1)) {
+        const method = o.leftRequests ? `${after}until the server's /metrics read running + waiting = 0 twice, 200 ms apart` : 'server /metrics: running + waiting = 0';
+        return { waitedS: waited(), idle: true, method };
+      }
       if (realClock.now() >= deadline || o.signal?.aborted) {
-        return { waitedS: waited(), idle: false, method: `server /metrics: ${g.running ?? 0} running, ${g.waiting ?? 0} waiting` };
+        return { waitedS: waited(), idle: false, method: `${after}server /metrics: ${g.running ?? 0} running, ${g.waiting ?? 0} waiting` };
       }
       await sleepUntil(realClock.now() + 200, o.signal);
     }
   }
   if (!o.leftRequests) return { waitedS: waited(), idle: true, method: 'every request of the previous row had been answered' };
   if (!o.probe || o.idleTtftMs === undefined) {
-    return { waitedS: waited(), idle: false, method: 'the previous row cancelled requests and the server has no /metrics to tell when it is done' };
+    return { waitedS: waited(), idle: false, method: `${after}the server has no /metrics to tell when it is done` };
   }
   const limit = 1.5 * o.idleTtftMs + 20;
   let last: number | undefined;
   for (;;) {
     last = await o.probe();
     if (last !== undefined && last <= limit) {
-      return { waitedS: waited(), idle: true, method: `probe ${o.probeLabel ?? 'TTFT'} ${last.toFixed(0)} ms, within 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
+      return { waitedS: waited(), idle: true, method: `${after}until a one-token probe's ${o.probeLabel ?? 'TTFT'} was back to the synchronous level (probe ${o.probeLabel ?? 'TTFT'} ${last.toFixed(0)} ms, within 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms)` };
     }
     if (realClock.now() >= deadline || o.signal?.aborted) break;
     await sleepUntil(realClock.now() + 500, o.signal);
   }
-  return { waitedS: waited(), idle: false, method: `probe ${o.probeLabel ?? 'TTFT'} ${last === undefined ? 'failed' : `${last.toFixed(0)} ms`}, over 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
+  return { waitedS: waited(), idle: false, method: `${after}probe ${o.probeLabel ?? 'TTFT'} ${last === undefined ? 'failed' : `${last.toFixed(0)} ms`}, over 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms` };
 }

@@ -27,13 +27,22 @@ export interface SlotServerOptions {
 export interface SlotServer {
   url: string;
   /** Requests received, and how many of them were answered from the prefix cache. */
-  stats: { received: number; cacheHits: number; abandonedServed: number; maxWaiting: number };
+  stats: {
+    received: number;
+    cacheHits: number;
+    abandonedServed: number;
+    maxWaiting: number;
+    /** Requests answered to a live client that arrived while the server still ran or queued one whose client had gone away. */
+    arrivedOnAbandoned: number;
+  };
   running(): number;
   waiting(): number;
   close(): Promise<void>;
 }
 
 interface Job {
+  /** A request whose client had gone away was still running or queued when this one arrived. */
+  sawAbandoned: boolean;
   n: number;
   cached: boolean;
   res: ServerResponse;
@@ -47,7 +56,9 @@ export async function startSlotServer(opts: SlotServerOptions): Promise<SlotServ
   const seen = new Set<string>();
   const queue: Job[] = [];
   let running = 0;
-  const stats = { received: 0, cacheHits: 0, abandonedServed: 0, maxWaiting: 0 };
+  const stats = { received: 0, cacheHits: 0, abandonedServed: 0, maxWaiting: 0, arrivedOnAbandoned: 0 };
+  const active = new Set<Job>();
+  const abandoned = (j: Job): boolean => j.res.destroyed || j.res.writableEnded;
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void): void => {
     const t = setTimeout(() => {
@@ -59,6 +70,7 @@ export async function startSlotServer(opts: SlotServerOptions): Promise<SlotServ
 
   const start = (job: Job): void => {
     running++;
+    active.add(job);
     const { res } = job;
     const gone = (): boolean => res.destroyed || res.writableEnded;
     const write = (s: string): void => {
@@ -85,8 +97,12 @@ export async function startSlotServer(opts: SlotServerOptions): Promise<SlotServ
       };
       if (job.usageChunk) write(`data: ${JSON.stringify({ id: 'x', object: 'text_completion', model: 'slot-model', choices: [], usage })}\n\n`);
       if (gone()) stats.abandonedServed++;
-      else res.end('data: [DONE]\n\n');
+      else {
+        res.end('data: [DONE]\n\n');
+        if (job.sawAbandoned) stats.arrivedOnAbandoned++;
+      }
       running--;
+      active.delete(job);
       const next = queue.shift();
       if (next) start(next);
     };
@@ -107,13 +123,15 @@ export async function startSlotServer(opts: SlotServerOptions): Promise<SlotServ
     }
     void readBody(req).then((raw) => {
       stats.received++;
+      // Counted when it is answered: a request cut with the others may be read before its own socket's close is seen.
+      const sawAbandoned = [...active, ...queue].some(abandoned);
       const body = JSON.parse(raw) as { prompt?: string; messages?: Array<{ content: string }>; max_tokens?: number; stream_options?: { include_usage?: boolean } };
       const prompt = body.prompt ?? body.messages?.map((m) => m.content).join('\n') ?? '';
       const key = prompt.slice(0, keyChars);
       const cached = seen.has(key);
       if (cached) stats.cacheHits++;
       seen.add(key);
-      const job: Job = { n: body.max_tokens ?? 16, cached, res, chat: req.url === '/v1/chat/completions', usageChunk: body.stream_options?.include_usage === true };
+      const job: Job = { sawAbandoned, n: body.max_tokens ?? 16, cached, res, chat: req.url === '/v1/chat/completions', usageChunk: body.stream_options?.include_usage === true };
       if (running < opts.slots) start(job);
       else {
         queue.push(job);

