@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapacityResult } from '../../src/load/capacity-types.js';
 import { startSimServer, type SimServer } from '../../src/sim/server/index.js';
@@ -17,7 +20,9 @@ describe('capacity: prediction and measurement of the same simulated engine', ()
   it('agree within 10%', async () => {
     const predicted = await runCli(['predict', '--engine', 'vllm', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', ...config]);
     expect(predicted.code, predicted.stderr).toBe(0);
-    const measured = await runCli(['run', '--target', sim.url, '--tokenizer', 'approx', '--no-progress', ...config], { timeoutMs: 240_000 });
+    // Into a temp folder: a test never writes into the user's ./inferbench-results.
+    const out = join(mkdtempSync(join(tmpdir(), 'cap-sim-')), 'run');
+    const measured = await runCli(['run', '--target', sim.url, '--tokenizer', 'approx', '--no-progress', '--out', out, ...config], { timeoutMs: 240_000 });
     expect(measured.code, measured.stderr).toBe(0);
     const p = (JSON.parse(predicted.stdout) as { capacity: CapacityResult }).capacity;
     const m = (JSON.parse(measured.stdout) as { capacity: CapacityResult }).capacity;
