@@ -52,7 +52,7 @@ export function engineName(run: StoredRun): string {
  * The rows of the run's table (a grid's cells: each is a burst and a latency pass), then the rows with nothing to
  * show, by why: failed requests, or requests cut (by the end of the row or a Ctrl-C) — a cut row never counts as failed.
  */
-function rowsCell(run: StoredRun): string {
+export function rowsCell(run: StoredRun): string {
   const stages = run.summary.stages;
   const cells = new Set(stages.flatMap((s) => (s.grid ? [`${s.grid.input}/${s.grid.output}`] : [])));
   const count = run.summary.layout === 'grid' && cells.size > 0 ? `${cells.size} cell${cells.size === 1 ? '' : 's'}` : String(stages.length);

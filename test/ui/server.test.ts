@@ -7,7 +7,7 @@ import { runCli } from '../helpers/cli.js';
 import { runIdOf } from '../../src/store/run-store.js';
 import type { ApiError, CompareView, RequestsView, RunRow, RunView } from '../../src/ui/client/api-types.js';
 import { MARKER_FILE, readMarker } from '../../src/ui/marker.js';
-import { SCATTER_LIMIT } from '../../src/ui/request-points.js';
+import { SCATTER_LIMIT } from '../../src/ui/run-views.js';
 import { startDashboard, type Dashboard } from '../../src/ui/server.js';
 
 let root: string;
