@@ -92,10 +92,10 @@ function waitCount(page: Page, selector: string, n: number, opts: { atLeast?: bo
 /** Live checks wait for a state the run holds until the test moves on: the timeout only bounds a stuck run. */
 const LIVE_WAIT_MS = 90_000;
 
-/** Waits until the live panel shows `status` and the run's table has `rows` rows. */
-function waitLive(page: Page, status: string, rows: number): Promise<unknown> {
+/** Waits until the live panel shows `status` and the run's table has `rows` rows (at least that many with atLeast). */
+function waitLive(page: Page, status: string, rows: number, atLeast = false): Promise<unknown> {
   return page.waitForFunction(
-    `document.querySelector('#live-panel [data-live-status]')?.textContent === ${JSON.stringify(status)} && document.querySelectorAll('#run-table tbody tr').length === ${rows}`,
+    `document.querySelector('#live-panel [data-live-status]')?.textContent === ${JSON.stringify(status)} && document.querySelectorAll('#run-table tbody tr').length ${atLeast ? '>=' : '==='} ${rows}`,
     null,
     { timeout: LIVE_WAIT_MS },
   );
@@ -184,8 +184,9 @@ describe('inferbench ui in headless Chromium', () => {
       await page.screenshot({ path: join(shots, 'dashboard-live.png') });
       expect(run.stdout()).toContain(`live: ${url}#/run/${liveId} (the dashboard serving ${results})`);
       // Ctrl-C: the run keeps its finished row and tells the dashboard it was interrupted.
-      expect(await run.stop('SIGINT')).toBe(130);
-      await waitLive(page, 'interrupted', 1);
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(130);
+      await waitLive(page, 'interrupted', 1, true);
     } finally {
       await run.stop();
     }
