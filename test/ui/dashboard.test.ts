@@ -101,6 +101,24 @@ function waitLive(page: Page, status: string, rows: number, atLeast = false): Pr
   );
 }
 
+/** Tables wider than their box (their columns past the right edge), as "id or tag: scroll width / box width". */
+const overflowing = (page: Page): Promise<string[]> =>
+  page.$$eval('.scroll', (boxes) => boxes.filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => `${b.parentElement?.id || b.parentElement?.tagName}: ${b.scrollWidth}/${b.clientWidth}`));
+
+/** Chart text drawn outside its SVG (an axis title cut at the edge), as "chart: text". */
+const clippedText = (page: Page): Promise<string[]> =>
+  page.$$eval('figure.chart svg', (svgs) =>
+    svgs.flatMap((svg) => {
+      const box = svg.getBoundingClientRect();
+      return [...svg.querySelectorAll('.role-axis-title text, .role-title text')]
+        .filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1);
+        })
+        .map((t) => `${svg.closest('figure')?.getAttribute('data-chart')}: ${t.textContent}`);
+    }),
+  );
+
 const runRows = (page: Page): Promise<string[]> => page.$$eval('#runs-list tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
 
 /** Bars (rect marks) or points (symbol marks) drawn in a chart. */
@@ -108,7 +126,8 @@ const marks = (page: Page, selector: string, kind: 'rect' | 'symbol'): Promise<n
 
 describe('inferbench ui in headless Chromium', () => {
   it('lists, filters, opens a run, compares two, and shows a run live; hostile text stays text', async () => {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    // 1400 px: the width the newcomer's report saw tables overflow at.
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const problems = watch(page);
 
     // Runs: every saved run, filterable like `ls`.
@@ -128,6 +147,10 @@ describe('inferbench ui in headless Chromium', () => {
     await page.selectOption('[data-filter="tool"]', 'inferbench');
     expect(await runRows(page)).toHaveLength(3);
     await page.evaluate('document.activeElement.blur()');
+    // The profile, and `ls`'s Rows cell: a 2×2 grid is 4 cells.
+    expect(await page.$$eval('#runs-list thead th', (ths) => ths.map((t) => t.textContent))).toContain('Profile');
+    expect((await runRows(page)).find((r) => r.includes(ids.vllm))).toMatch(/grid.*4 cells/);
+    expect((await runRows(page)).find((r) => r.includes(ids.evil))).toMatch(/sweep/);
     await page.screenshot({ path: join(shots, 'dashboard-runs.png') });
 
     // Run: the seed table, every report chart, distributions, metadata and command line.
@@ -135,11 +158,19 @@ describe('inferbench ui in headless Chromium', () => {
     await waitCount(page, '#run-table tbody tr', 4);
     await waitCount(page, '#run-dists figure.chart svg', 4, { timeout: 20_000 });
     const figures = await page.$$eval('#run-main figure.chart, #run-dists figure.chart', (f) => f.map((x) => x.getAttribute('data-chart')));
-    expect(figures).toEqual(['throughput-req', 'throughput-token-out', 'pertoken', 'per-out-token', 'grid-ttft', 'grid-itl', 'dist-ttft', 'dist-itl', 'dist-e2e', 'ttft-over-time']);
+    expect(figures).toEqual(['throughput-req', 'throughput-token-out', 'pertoken', 'per-out-token', 'grid-ttft', 'grid-itl', 'row-ttft', 'row-itl', 'row-e2e', 'ttft-over-time']);
     await waitCount(page, '#run-main figure.chart svg', 6); // the report's grid charts, TTFT and ITL included
     expect(await marks(page, 'figure[data-chart="throughput-req"]', 'rect')).toBe(4);
     expect(await marks(page, 'figure[data-chart="ttft-over-time"]', 'symbol')).toBeGreaterThan(100);
     expect(await page.textContent('#run-command')).toMatch(/^inferbench predict/);
+    expect(await overflowing(page)).toEqual([]);
+    expect(await clippedText(page)).toEqual([]);
+    // Histograms show one row at a time: picking another row redraws them with that row's values.
+    expect(await page.locator('#dist-row option').count()).toBe(8); // 4 cells: a burst and a latency pass each
+    const bars = (): Promise<string> => page.locator('#run-dists figure[data-chart="row-ttft"] svg g.mark-rect').innerHTML();
+    const first = await bars();
+    await page.selectOption('#dist-row', { index: 1 });
+    await page.waitForFunction(`document.querySelector('#run-dists figure[data-chart="row-ttft"] svg g.mark-rect')?.innerHTML !== ${JSON.stringify(first)}`, null, { timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'dashboard-run.png') });
 
     // The hostile run: its model, label and error message are shown as text, nothing runs.
@@ -159,6 +190,10 @@ describe('inferbench ui in headless Chromium', () => {
     expect(await marks(page, '#compare-charts figure[data-chart="throughput-req"]', 'rect')).toBe(8); // 4 cells × 2 runs
     expect(await page.locator('#verdict tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('#compare section').count()).toBe(2);
+    // Every column, the Δ ones included, fits the page: no table wider than its box.
+    expect(await page.$$eval('#compare section th', (ths) => ths.map((t) => t.textContent))).toContain('Δ req/s vs 1st');
+    expect(await overflowing(page)).toEqual([]);
+    expect(await clippedText(page)).toEqual([]);
     await page.evaluate(`document.querySelector('#verdict').previousElementSibling.scrollIntoView()`);
     await page.screenshot({ path: join(shots, 'dashboard-compare.png') });
 
@@ -181,6 +216,7 @@ describe('inferbench ui in headless Chromium', () => {
       await page.waitForFunction(`document.querySelector('[data-stat="row"] b')?.textContent.startsWith('2/2 asynchronous@0.01')`, null, { timeout: LIVE_WAIT_MS });
       expect(await page.textContent('[data-stat="in-flight"] b')).toMatch(/^\d+$/);
       await waitCount(page, '#live-panel svg g.mark-symbol path', 5, { atLeast: true, timeout: LIVE_WAIT_MS });
+      expect(await clippedText(page)).toEqual([]);
       await page.screenshot({ path: join(shots, 'dashboard-live.png') });
       expect(run.stdout()).toContain(`live: ${url}#/run/${liveId} (the dashboard serving ${results})`);
       // Ctrl-C: the run keeps its finished row and tells the dashboard it was interrupted.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { runIdOf } from '../../src/store/run-store.js';
 import type { LiveRun, RequestsView, RunRow, RunView } from '../../src/ui/client/api-types.js';
-import { progressShort, progressText, rowInProgress } from '../../src/ui/client/format.js';
+import { progressShort, progressText, rowInProgress } from '../../src/ui/client/progress-text.js';
 import { startDashboard, type Dashboard } from '../../src/ui/server.js';
 
 // The dashboard findings of issue 36 (newcomer report, finding 13), on the server's JSON: the runs list says what

@@ -1,7 +1,8 @@
 import type { LiveRun } from './api-types.js';
 import { getJson } from './api.js';
 import { badge, fill, h, table } from './dom.js';
-import { fixed, progressShort, rowInProgress } from './format.js';
+import { fixed } from './format.js';
+import { progressShort, rowInProgress } from './progress-text.js';
 import { onLive } from './live.js';
 
 /** Runs feeding this dashboard now (and the ones that just ended), with the progress of their current row. */

@@ -2,7 +2,8 @@ import type { LiveMessage, LiveRun, LiveSnapshot, RequestsView, RunPending, RunV
 import { ApiFailure, getJson } from './api.js';
 import { chart, chartGrid, insertPoints } from './charts.js';
 import { badge, fill, h, table } from './dom.js';
-import { bullets, errorBox, fixed, progressText, rowInProgress, seedTable } from './format.js';
+import { bullets, errorBox, fixed, seedTable } from './format.js';
+import { progressText, rowInProgress } from './progress-text.js';
 import { onLive, throttle } from './live.js';
 
 type View = Awaited<ReturnType<typeof chart>['ready']>;
