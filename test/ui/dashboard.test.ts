@@ -128,6 +128,8 @@ describe('inferbench ui in headless Chromium', () => {
   it('lists, filters, opens a run, compares two, and shows a run live; hostile text stays text', async () => {
     // 1400 px: the width the newcomer's report saw tables overflow at.
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // Every wait is for a state; the bound only stops a stuck page, and a busy 2-core machine needs room.
+    page.setDefaultTimeout(LIVE_WAIT_MS);
     const problems = watch(page);
 
     // Runs: every saved run, filterable like `ls`.
