@@ -211,6 +211,16 @@ export function gridCells(stages: readonly StageSummary[]): GridCell[] {
 }
 
 /**
+ * The stage a cell's latency columns come from: its low-load pass. Only a run made before grids had latency passes
+ * (its bursts carry no `grid.role`) reads them from the burst; a cell whose pass has not run yet (a run in
+ * progress) or never finished has none, and its latency columns show — rather than the burst's queueing figures.
+ */
+export function cellLatencyStage(c: GridCell): StageSummary | undefined {
+  if (c.latency) return c.latency;
+  return c.throughput?.grid?.role === 'throughput' ? undefined : c.throughput;
+}
+
+/**
  * Seeds 000–002/004 layout: one row per input × output cell. Throughput columns come from the cell's burst,
  * latency columns (per token, per output token, TTFT, ITL) from its low-load pass, as the seeds measured them.
  */
@@ -218,7 +228,7 @@ export function gridTable(stages: readonly StageSummary[]): Table {
   const cells = gridCells(stages);
   const rows = cells.map((c) => {
     const t = c.throughput;
-    const l = c.latency ?? c.throughput;
+    const l = cellLatencyStage(c);
     const lm = l && l.requests.ok > 0 ? l.metrics : undefined;
     const tOk = t !== undefined && t.requests.ok > 0;
     const failed = [t, c.latency].filter((s): s is StageSummary => s !== undefined).map(failureCell);

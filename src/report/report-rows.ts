@@ -1,5 +1,5 @@
 import type { StageSummary } from '../metrics/summary.js';
-import { gridCells, sweepOrder } from './layouts.js';
+import { cellLatencyStage, gridCells, sweepOrder } from './layouts.js';
 
 /**
  * One printed row, whatever the layout: a sweep row is one stage; a grid row is one input × output cell, whose
@@ -25,7 +25,7 @@ export function reportRows(layout: 'sweep' | 'grid', stages: readonly StageSumma
     return gridCells(stages).map((c) => {
       const own = [c.throughput, c.latency].filter((s): s is StageSummary => s !== undefined);
       // As gridTable: a failed latency pass shows —, never the burst's latencies under the pass's name.
-      const latency = c.latency ?? c.throughput;
+      const latency = cellLatencyStage(c);
       return {
         label: `${c.input}/${c.output}`,
         input: c.input,

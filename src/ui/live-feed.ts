@@ -47,6 +47,14 @@ export class HttpFeedSink implements FeedSink {
   }
 }
 
+/** Where a run is: what a feed attached mid-run (a dashboard started after the run) starts from. */
+export interface FeedState {
+  stageLabels: Record<number, string>;
+  stage?: { index: number; label: string; startMs: number };
+  stagesDone: number;
+  clockZeroMs?: number;
+}
+
 export interface FeedMeta {
   name: string;
   dir: string;
@@ -81,7 +89,14 @@ export class LiveFeed {
     private readonly meta: FeedMeta,
     private readonly counters: ProgressCounters,
     private readonly onGiveUp: (why: string) => void = () => undefined,
+    from?: FeedState,
   ) {
+    if (from) {
+      Object.assign(this.stageLabels, from.stageLabels);
+      this.stage = from.stage ? { ...from.stage } : undefined;
+      this.stagesDone = from.stagesDone;
+      this.clockZeroMs = from.clockZeroMs;
+    }
     this.timer = setInterval(() => this.tick(), FEED_INTERVAL_MS);
     this.timer.unref();
     this.tick();

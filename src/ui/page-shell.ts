@@ -28,8 +28,9 @@ nav a{margin-right:16px;color:var(--accent);text-decoration:none}nav a.active{fo
 main{padding:16px 24px;max-width:1500px;margin:0 auto}
 h1{font-size:1.4em;margin:.4em 0}h1,h2,h3,[id]{scroll-margin-top:56px}h2{font-size:1.15em;margin:1.6em 0 .5em;border-bottom:1px solid var(--line);padding-bottom:4px}
 h3{font-size:1em;margin:1.2em 0 .4em}
-table{border-collapse:collapse;font-size:13px;background:#fff}th,td{border:1px solid #ccc;padding:3px 8px;text-align:center;white-space:nowrap}
-th{background:#f0f0f0}.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:13px;background:#fff}th,td{border:1px solid #ccc;padding:3px 6px;text-align:center;white-space:nowrap}
+th{background:#f0f0f0;white-space:normal;vertical-align:bottom;min-width:4.5em}td:first-child{text-align:left}
+.scroll{overflow-x:auto;max-width:100%;scrollbar-width:auto;scrollbar-color:#999 #eee}
 table.runs td{text-align:left}table.runs td:nth-child(5),table.runs td:nth-child(6),table.runs td:nth-child(10){white-space:normal;min-width:12em;max-width:24em}table.runs tr:hover td{background:#f4f8fd}
 table.kv td{text-align:left;white-space:normal}table.kv td:first-child{font-weight:bold;white-space:nowrap}
 .filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end;margin:8px 0 12px}

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
+import { rowsCell } from '../cli/ls-command.js';
 import { seriesLabel } from '../report/series.js';
 import { openRunDir, runIdOf, type StoredRun } from '../store/run-store.js';
 import type { RunRow } from './client/api-types.js';
@@ -46,12 +47,14 @@ export function runRow(run: StoredRun, manifest: Record<string, unknown> | null)
     name: run.name,
     createdAt: when(run.summary.createdAt || (run.manifest?.createdAt ?? '')),
     layout: run.summary.layout,
+    profile: run.summary.profile || run.summary.layout,
     model: c.model,
     engine: `${c.engine}${c.engineVersion ? ` ${c.engineVersion}` : ''}`,
     gpu: c.gpu ? `${c.gpus ?? 1}× ${c.gpu}` : '—',
     quant: c.quant ?? '—',
     rows: run.summary.stages.length,
     failedRows: run.summary.stages.filter((s) => s.requests.ok === 0).length,
+    rowsText: rowsCell(run),
     label: c.label ?? '',
     tool: toolOf(manifest, run),
     predicted: c.predicted === true,
@@ -136,7 +139,7 @@ export class RunCatalog {
     } catch (err) {
       const error = (err as Error).message;
       const row: RunRow = {
-        id, name, createdAt: '', layout: '', model: '', engine: '', gpu: '', quant: '', rows: 0, failedRows: 0, label: '',
+        id, name, createdAt: '', layout: '', profile: '', model: '', engine: '', gpu: '', quant: '', rows: 0, failedRows: 0, rowsText: '', label: '',
         tool: toolOf(manifest), predicted: false, series: name, error,
       };
       return { id, name, dir, manifest, row };

@@ -4,18 +4,29 @@ import { configError } from '../core/errors.js';
 import { healthLine } from '../metrics/health.js';
 import { buildCompareBundle, buildReportBundle } from '../report/bundles.js';
 import type { ChartDef } from '../report/charts/specs.js';
-import { histogramChart } from '../report/charts/specs.js';
+import { runsSlo } from '../report/charts/axes.js';
+import { rowHistograms, rowKey } from '../report/html-charts.js';
+import { orderedStages } from '../report/html-sections.js';
+import { rowMarks } from '../report/layouts.js';
 import { mismatchText, runMismatches } from '../report/comparability.js';
 import { plainHeading } from '../report/html-escape.js';
+import { readRunDetails, type RunDetails } from '../store/run-details.js';
 import type { StoredRun } from '../store/run-store.js';
 import { toolVersion } from '../cli/version.js';
 import type { ChartJson, CompareView, RequestsView, RunView, TelemetryView } from './client/api-types.js';
 import type { CatalogEntry } from './run-catalog.js';
 import { redactJson, shellJoin } from './redact.js';
-import { readRequestPoints, type RequestPoints } from './request-points.js';
 import { telemetryCharts, ttftScatter, type TelemetrySample } from './ui-charts.js';
 
 const chartJson = (c: ChartDef): ChartJson => ({ name: c.name, title: c.title, spec: c.spec as unknown as Record<string, unknown> });
+
+/**
+ * A line of the report's markdown as the text a reader sees: `**bold**` markers dropped and Markdown escapes
+ * (`\*`, `\_`, `\|` …) undone, as the terminal prints them. The page puts it in as text, never as markup.
+ */
+export function plainNote(markdown: string): string {
+  return markdown.replace(/\*\*(.+?)\*\*/g, '$1').replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1');
+}
 
 /**
  * The lines `inferbench report` prints under a run's table (findings, row marks, the capacity answer, an import's
@@ -30,9 +41,9 @@ export function tableFoot(markdown: string): { notes: string[]; verdict?: string
   const notes: string[] = [];
   let verdict: string | undefined;
   for (const line of lines.slice(last + 1)) {
-    if (/^\*\*.+\*\*$/.test(line)) verdict = line.slice(2, -2);
-    else if (line.startsWith('- ')) notes.push(line.slice(2));
-    else if (line.trim() !== '') notes.push(line);
+    if (/^\*\*.+\*\*$/.test(line)) verdict = plainNote(line.slice(2, -2));
+    else if (line.startsWith('- ')) notes.push(plainNote(line.slice(2)));
+    else if (line.trim() !== '') notes.push(plainNote(line));
   }
   return { notes, ...(verdict !== undefined ? { verdict } : {}) };
 }
@@ -100,10 +111,14 @@ export function runView(entry: CatalogEntry & { run: StoredRun }): RunView {
   };
 }
 
-/** requests.jsonl is read once per version of the file (size and time), however often the page is opened. */
-const pointsCache = new Map<string, { stamp: string; points: Promise<RequestPoints> }>();
+/** Values kept per row and metric for the histograms, and points kept for the TTFT-over-time scatter. */
+export const HISTOGRAM_LIMIT = 2000;
+export const SCATTER_LIMIT = 3000;
 
-function cachedPoints(dir: string): Promise<RequestPoints> {
+/** requests.jsonl is read once per version of the file (size and time), however often the page is opened. */
+const detailsCache = new Map<string, { stamp: string; details: Promise<RunDetails> }>();
+
+function cachedDetails(dir: string): Promise<RunDetails> {
   const path = join(dir, 'requests.jsonl');
   let stamp = 'none';
   try {
@@ -112,37 +127,42 @@ function cachedPoints(dir: string): Promise<RequestPoints> {
   } catch {
     // no requests.jsonl: an empty view
   }
-  const hit = pointsCache.get(dir);
-  if (hit && hit.stamp === stamp) return hit.points;
-  const points = readRequestPoints(dir);
-  pointsCache.set(dir, { stamp, points });
-  if (pointsCache.size > 64) pointsCache.delete(pointsCache.keys().next().value as string);
-  return points;
+  const hit = detailsCache.get(dir);
+  if (hit && hit.stamp === stamp) return hit.details;
+  const details = readRunDetails(dir, { perRowLimit: HISTOGRAM_LIMIT, pointLimit: SCATTER_LIMIT });
+  detailsCache.set(dir, { stamp, details });
+  if (detailsCache.size > 64) detailsCache.delete(detailsCache.keys().next().value as string);
+  return details;
 }
 
+/**
+ * Per-request distributions one row at a time, as the HTML report draws them: every row's sampled values are in
+ * each histogram's data and its `row` signal (set by the page's row picker) keeps one row's — never every row
+ * pooled, which would describe no load point. The TTFT scatter keeps every row, one colour each.
+ */
 export async function requestsView(entry: CatalogEntry & { run: StoredRun }): Promise<RequestsView> {
-  const p = await cachedPoints(entry.dir);
+  const d = await cachedDetails(entry.dir);
+  const run = entry.run;
   const name = entry.row.series;
-  const histograms = [
-    ['ttftMs', 'dist-ttft', 'Time to first token (ms)'],
-    ['itlMs', 'dist-itl', 'Inter-token latency (ms)'],
-    ['e2eMs', 'dist-e2e', 'Request latency (ms)'],
-  ] as const;
-  const labels = new Map(entry.run.summary.stages.map((s) => [s.index, s.label]));
-  const t0 = p.points.length ? Math.min(...p.points.map((x) => x.sentAtMs)) : 0;
-  const points = [...p.points]
-    .sort((a, b) => a.sentAtMs - b.sentAtMs)
-    .map((x) => ({ t: (x.sentAtMs - t0) / 1000, ttftMs: x.ttftMs, row: labels.get(x.stage) ?? `row ${x.stage + 1}`, order: x.stage }));
+  const rows = orderedStages(run)
+    .filter((s) => d.perRow.has(s.index))
+    .map((s) => ({ key: rowKey(0, s.index), label: rowMarks(s), requests: s.requests.ok }));
+  const firstKey = rows[0]?.key ?? '';
+  const labels = new Map(run.summary.stages.map((s) => [s.index, s.label]));
+  const points = d.points
+    .filter((x): x is typeof x & { ttftMs: number } => x.ttftMs !== undefined)
+    .sort((a, b) => a.tS - b.tS)
+    .map((x) => ({ t: x.tS, ttftMs: x.ttftMs, row: labels.get(x.stage) ?? `row ${x.stage + 1}`, order: x.stage }));
   return {
-    total: p.total,
-    ok: p.ok,
-    errors: [...p.errors.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20),
-    badLines: p.badLines,
-    sampled: p.sampled,
-    histograms: histograms.flatMap(([key, chartName, title]) =>
-      p[key].length ? [chartJson(histogramChart(chartName, title, p[key].map((value) => ({ series: name, value })), [name]))] : [],
-    ),
-    ...(points.length ? { scatter: ttftScatter(points, `${name} — successful measured requests${p.sampled ? ', a seeded sample' : ''}`) } : {}),
+    total: d.total,
+    ok: d.ok,
+    errors: [...d.errors.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20),
+    badLines: d.badLines,
+    sampled: d.sampled,
+    rows,
+    firstRow: firstKey,
+    histograms: rows.length ? rowHistograms([d], firstKey, runsSlo([run])).map(chartJson) : [],
+    ...(points.length ? { scatter: ttftScatter(points, `${name} — successful measured requests${d.sampled ? ', a seeded sample' : ''}`) } : {}),
   };
 }
 
@@ -180,7 +200,7 @@ export function compareView(entries: readonly (CatalogEntry & { run: StoredRun }
   const notes = bundle.markdown
     .split('\n')
     .filter((l) => l.trim() !== '' && !l.startsWith('|') && !l.startsWith('#') && !skip.has(l) && !headings.has(l))
-    .map((l) => l.replace(/^- /, '').replace(/^\*\*(.*)\*\*$/, '$1').replace(/^\\\*/, '*'));
+    .map((l) => plainNote(l.replace(/^- /, '')));
   return {
     title: bundle.title,
     names: bundle.names,

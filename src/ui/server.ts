@@ -66,8 +66,8 @@ export async function startDashboard(opts: { resultsDir: string; port: number })
     const names = new Set(listed.map((r) => r.name));
     // A live run before its first row has no summary.json yet: listed from its feed.
     const early = hub.list().filter((l) => !names.has(l.name)).map((l): RunRow => ({
-      id: l.id, name: l.name, createdAt: l.startedAt.replace('T', ' ').slice(0, 16), layout: '', model: l.model, engine: l.engine, gpu: '', quant: '',
-      rows: 0, failedRows: 0, label: '', tool: 'inferbench', predicted: false, series: l.name, live: l.status,
+      id: l.id, name: l.name, createdAt: l.startedAt.replace('T', ' ').slice(0, 16), layout: '', profile: l.profile, model: l.model, engine: l.engine, gpu: '', quant: '',
+      rows: 0, failedRows: 0, rowsText: '', label: '', tool: 'inferbench', predicted: false, series: l.name, live: l.status,
     }));
     return [...listed, ...early];
   };

@@ -20,7 +20,9 @@ export function ttftScatter(points: readonly LivePoint[], subtitle: string): Cha
     mark: { type: 'point', filled: true, size: 18, opacity: 0.6, tooltip: true },
     encoding: {
       x: { field: 't', type: 'quantitative', title: 'sent at (s since the first row started)' },
-      y: { field: 'ttftMs', type: 'quantitative', title: 'time to first token (ms)', scale: { type: 'log' } },
+      // Room for five-digit labels from the start: a live chart drawn before its first points keeps its y title in view
+      // when labels like 10,000 arrive.
+      y: { field: 'ttftMs', type: 'quantitative', title: 'time to first token (ms)', scale: { type: 'log' }, axis: { minExtent: 48 } },
       color: { field: 'row', type: 'nominal', title: 'row', scale: { scheme: 'tableau10' }, sort: { field: 'order', op: 'min' } },
     },
     config: chartConfig,

@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { Slo, StageSummary } from '../../metrics/summary.js';
 import type { StoredRun } from '../../store/run-store.js';
-import { gridCells } from '../layouts.js';
+import { cellLatencyStage, gridCells } from '../layouts.js';
 import { sloRuleLayers, VALUE_LABEL } from './axes.js';
 import { chartConfig, fade, legendPick, runLegend, type ChartDef } from './specs.js';
 
@@ -31,7 +31,7 @@ export function gridCharts(runs: readonly StoredRun[], names: readonly string[],
     // Throughput from each cell's burst, latency from its low-load pass (as the grid table reads them).
     for (const c of gridCells(run.summary.stages)) {
       const t = ok(c.throughput) ? c.throughput : undefined;
-      const l = c.latency ?? c.throughput;
+      const l = cellLatencyStage(c);
       const lm = ok(l) ? l.metrics : undefined;
       if (!t && !lm) continue;
       values.push({

@@ -9,12 +9,16 @@ export interface RunRow {
   name: string;
   createdAt: string;
   layout: 'sweep' | 'grid' | '';
+  /** The profile as `inferbench ls` shows it: concurrent, constant, capacity, sweep, grid… */
+  profile: string;
   model: string;
   engine: string;
   gpu: string;
   quant: string;
   rows: number;
   failedRows: number;
+  /** `ls`'s Rows cell: a grid's cells ("4 cells"), else rows, with failed / cut / interrupted ones named. */
+  rowsText: string;
   label: string;
   /** 'inferbench', or the tool an imported run came from (manifest.json `source.tool`). */
   tool: string;
@@ -76,6 +80,11 @@ export interface RequestsView {
   badLines: number;
   /** True when a run had more requests than the charts draw (a seeded sample is drawn). */
   sampled: boolean;
+  /** The rows with successful measured requests, in table order: the row picker's choices (key: the histograms' `row` signal; requests: the row's successful measured requests). */
+  rows: { key: string; label: string; requests: number }[];
+  /** The row the histograms show first. */
+  firstRow: string;
+  /** One row at a time (their `row` signal picks it): never every row pooled. */
   histograms: ChartJson[];
   scatter?: ChartJson;
 }

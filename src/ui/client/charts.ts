@@ -2,8 +2,9 @@ import type { ChartJson } from './api-types.js';
 import { h } from './dom.js';
 
 /** The parts of the vega and vega-lite runtimes (served from node_modules as globals) the dashboard uses. */
-interface VegaView {
+export interface VegaView {
   runAsync(): Promise<VegaView>;
+  signal(name: string, value: unknown): VegaView;
   change(name: string, changeset: unknown): VegaView;
   finalize(): void;
 }
@@ -69,7 +70,7 @@ export function chart(def: ChartJson): Chart {
   return { figure, ready };
 }
 
-export function chartGrid(defs: readonly ChartJson[]): { el: HTMLElement; ready: Promise<unknown> } {
+export function chartGrid(defs: readonly ChartJson[]): { el: HTMLElement; ready: Promise<(VegaView | undefined)[]> } {
   const charts = defs.map(chart);
   return { el: h('div', { class: 'charts' }, charts.map((c) => c.figure)), ready: Promise.all(charts.map((c) => c.ready)) };
 }

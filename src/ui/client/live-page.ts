@@ -2,6 +2,7 @@ import type { LiveRun } from './api-types.js';
 import { getJson } from './api.js';
 import { badge, fill, h, table } from './dom.js';
 import { fixed } from './format.js';
+import { progressShort, rowInProgress } from './progress-text.js';
 import { onLive } from './live.js';
 
 /** Runs feeding this dashboard now (and the ones that just ended), with the progress of their current row. */
@@ -21,8 +22,8 @@ export function livePage(root: HTMLElement): () => void {
         h('span', null, h('a', { href: `#/run/${r.id}` }, r.id), badge(r.status)),
         r.name,
         r.model,
-        `${r.stagesDone}/${Math.max(r.plannedStages, r.stagesDone)}`,
-        p ? `${p.stageNo} ${p.label}` : '—',
+        progressShort(r),
+        rowInProgress(r),
         p ? `${fixed(p.elapsedS)} s` : '—',
         p ? String(p.done) : '—',
         p ? String(p.inFlight) : '—',

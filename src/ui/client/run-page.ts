@@ -3,6 +3,7 @@ import { ApiFailure, getJson } from './api.js';
 import { chart, chartGrid, insertPoints } from './charts.js';
 import { badge, fill, h, table } from './dom.js';
 import { bullets, errorBox, fixed, seedTable } from './format.js';
+import { progressText, rowInProgress } from './progress-text.js';
 import { onLive, throttle } from './live.js';
 
 type View = Awaited<ReturnType<typeof chart>['ready']>;
@@ -27,9 +28,9 @@ export function runPage(root: HTMLElement, id: string): () => void {
     const rate = p && p.elapsedS > 0 ? p.done / p.elapsedS : 0;
     fill(
       livePanel.querySelector('.live-state') ?? livePanel.appendChild(h('div', { class: 'live-state' })),
-      h('p', null, 'Live: ', badge(run.status), ` ${run.profile} profile, ${run.stagesDone} of ${Math.max(run.plannedStages, run.stagesDone)} rows done`, run.exitCode !== undefined ? ` (exit code ${run.exitCode})` : ''),
+      h('p', null, 'Live: ', badge(run.status), ` ${run.profile} profile, ${progressText(run)}`, run.exitCode !== undefined ? ` (exit code ${run.exitCode})` : ''),
       p && run.status === 'running'
-        ? h('div', { class: 'stats' }, stat(`${p.stageNo} ${p.label}`, 'row in progress', 'row'), stat(`${fixed(p.elapsedS)} s`, 'elapsed in row', 'elapsed'), stat(String(p.done), 'done', 'done'), stat(String(p.inFlight), 'in flight', 'in-flight'), stat(fixed(rate, 2), 'req/s', 'rate'), stat(String(p.errors), 'errors', 'errors'))
+        ? h('div', { class: 'stats' }, stat(rowInProgress(run), 'row in progress', 'row'), stat(`${fixed(p.elapsedS)} s`, 'elapsed in row', 'elapsed'), stat(String(p.done), 'done', 'done'), stat(String(p.inFlight), 'in flight', 'in-flight'), stat(fixed(rate, 2), 'req/s', 'rate'), stat(String(p.errors), 'errors', 'errors'))
         : null,
       run.recentErrors.length ? h('div', null, h('h3', null, 'Latest failures'), bullets(run.recentErrors.slice(-5), 'notes warn')) : null,
     );
@@ -91,7 +92,8 @@ export function runPage(root: HTMLElement, id: string): () => void {
             'div',
             { id: 'run-dists' },
             h('p', { class: 'note' }, `${req.ok} of ${req.total} measured requests succeeded${req.sampled ? '; charts draw a seeded sample' : ''}${req.badLines ? `; ${req.badLines} lines of requests.jsonl are not JSON (skipped)` : ''}.`),
-            chartGrid([...req.histograms, ...(req.scatter ? [req.scatter] : [])]).el,
+            rowHistograms(req),
+            req.scatter ? chartGrid([req.scatter]).el : null,
             h('h3', null, 'Failures'),
             req.errors.length ? table(['Requests', 'Error'], req.errors.map(([msg, n]) => [String(n), msg])) : h('p', { class: 'note' }, 'No failed request in the measured windows.'),
           )
@@ -100,6 +102,25 @@ export function runPage(root: HTMLElement, id: string): () => void {
       tel && tel.charts.length ? h('div', { id: 'run-telemetry' }, chartGrid(tel.charts).el) : h('p', { class: 'note' }, v.hasTelemetry ? 'telemetry.jsonl has no gauge the charts draw.' : 'No telemetry: the server had no Prometheus /metrics, or the run is still going (telemetry.jsonl is written at its end).'),
       renderMeta(v),
     );
+  }
+
+  /**
+   * The histograms of one row at a time, picked like the HTML report's row picker: each chart holds every row's
+   * sample and its `row` signal keeps one row's, so a histogram always describes one load point.
+   */
+  function rowHistograms(req: RequestsView): HTMLElement | null {
+    if (req.histograms.length === 0) return null;
+    const grid = chartGrid(req.histograms);
+    const pick = async (key: string): Promise<void> => {
+      for (const view of await grid.ready) await view?.signal('row', key).runAsync();
+    };
+    const select = h(
+      'select',
+      { id: 'dist-row', on: { change: () => void pick(select.value) } },
+      req.rows.map((r) => h('option', { value: r.key }, `${r.label} (${r.requests} ok)`)),
+    );
+    select.value = req.firstRow;
+    return h('div', { id: 'dist-rows' }, h('label', { class: 'picker' }, 'Row: ', select, h('span', { class: 'note' }, ' the histograms show one row at a time, never every row pooled')), grid.el);
   }
 
   async function loadView(): Promise<void> {

@@ -61,17 +61,17 @@ export function runsPage(root: HTMLElement): () => void {
       r.error ? '' : h('input', { type: 'checkbox', checked: tick.includes(r.id), data: { tick: r.id }, on: { change: (e) => { setTicked(r.id, (e.target as HTMLInputElement).checked); render(); } } }),
       h('span', null, h('a', { href: `#/run/${r.id}` }, r.id), r.live ? badge(r.live) : null),
       r.createdAt,
-      r.layout,
+      r.profile,
       r.model,
       r.engine,
       r.gpu,
       r.quant,
-      r.error ? 'unreadable' : `${r.rows}${r.failedRows ? ` (${r.failedRows} failed)` : ''}`,
+      r.error ? 'unreadable' : r.rowsText,
       `${r.label}${r.predicted ? `${r.label ? ' ' : ''}(predicted)` : ''}`,
       r.tool,
       r.error ? h('span', { class: 'warn', title: r.error }, r.name) : r.name,
     ]);
-    fill(list, body.length ? table(['', 'ID', 'Created (UTC)', 'Layout', 'Model', 'Engine', 'GPU', 'Quant', 'Rows', 'Label', 'Tool', 'Folder'], body, 'runs') : h('p', { class: 'empty' }, rows.length ? 'No run matches the filters.' : ''));
+    fill(list, body.length ? table(['', 'ID', 'Created (UTC)', 'Profile', 'Model', 'Engine', 'GPU', 'Quant', 'Rows', 'Label', 'Tool', 'Folder'], body, 'runs') : h('p', { class: 'empty' }, rows.length ? 'No run matches the filters.' : ''));
   }
 
   async function load(): Promise<void> {
