@@ -8,7 +8,7 @@ import { getDialect } from '../dialects/index.js';
 import type { Dialect } from '../dialects/types.js';
 import { runBenchmark } from '../load/benchmark.js';
 import { createHttpStageRunner } from '../load/http-runner.js';
-import { plannedStageCount } from '../load/profiles.js';
+import { OPEN_LOOP_MAX_IN_FLIGHT, plannedStageCount } from '../load/profiles.js';
 import { HealthMonitor, healthLine } from '../metrics/health.js';
 import { attachServerTelemetry, type StageSummary } from '../metrics/summary.js';
 import { renderCsvReport, renderMarkdownReport, renderTerminalReport, type RunSummaryDoc } from '../report/run-summary.js';
@@ -32,6 +32,7 @@ import type { Workload } from '../workload/types.js';
 import { preflightRun } from './preflight.js';
 import { checkServedModel } from './served-models.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
+import { noSuccessMessage } from './run-outcome.js';
 import { openLiveFeed, type LiveLink } from '../ui/live-setup.js';
 import { redactArgv } from '../ui/redact.js';
 import type { SpawnedDashboard } from '../ui/spawn-dashboard.js';
@@ -286,8 +287,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     }
     await writer.close();
 
-    const health0 = health.finish(result.stages);
-    if (pool) health0.workers = await pool.stats();
+    const health0 = health.finish(result.stages, pool ? await pool.stats() : undefined);
     const doc: RunSummaryDoc = { ...docFor(result.stages, result.interrupted), health: health0 };
     writer.writeJson('summary.json', { ...doc, complete: !result.interrupted });
     if (opts.formats.includes('md')) writer.writeText('table.md', renderMarkdownReport(doc));
@@ -304,7 +304,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const anyOk = result.stages.some((s) => s.requests.ok > 0);
     const exitCode = result.interrupted ? 130 : anyOk && !result.stoppedBecause && !capacityFailed(doc) ? 0 : 1;
     if (result.stoppedBecause) io.stderr.write(`error: ${result.stoppedBecause}\n`);
-    else if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
+    else if (!anyOk && !result.interrupted) io.stderr.write(`error: ${noSuccessMessage(result.stages)}\n`);
     await live?.feed.close(result.interrupted ? 'interrupted' : exitCode === 0 ? 'finished' : 'failed', exitCode);
     return { doc, exitCode, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
@@ -327,8 +327,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 }
 
 const MODEL_OPTIONAL = new Set(['vllm', 'tgi']);
-/** Connections when nothing else bounds the requests in flight (open loops without --max-concurrency). */
-const DEFAULT_POOL_CONNECTIONS = 4096;
+/** Connections when nothing else bounds the requests in flight (open loops without --max-concurrency stop at this many in flight). */
+const DEFAULT_POOL_CONNECTIONS = OPEN_LOOP_MAX_IN_FLIGHT;
 
 async function resolveApi(
   opts: RunOptions,

@@ -63,6 +63,12 @@ export interface WindowRules {
     dispersion: number;
     /** The signs must still hold, with no fewer requests in flight, this long after they first did. */
     confirmMs: number;
+    /**
+     * An open loop with no client cap (--max-concurrency) stops as over-saturated when this many of its requests are
+     * in flight at once, completions or not: past the client's connections (4096) requests would wait in the client,
+     * and a server that has not answered the first ones yet is far past what it holds.
+     */
+    maxInFlight?: number;
   };
 }
 
@@ -126,7 +132,7 @@ export class SteadyWindow {
   constructor(
     private readonly rules: WindowRules | undefined,
     private readonly startMs: number,
-    fixedCap: number,
+    private readonly fixedCap: number,
   ) {
     this.phase = rules ? 'ramp' : 'window';
     const adaptive = rules?.adaptiveCap;
@@ -147,7 +153,23 @@ export class SteadyWindow {
     this.sentTotal++;
     const measured = this.phase === 'window' || (this.phase === 'ramp' && this.rules?.measureRamp === true);
     if (measured) this.sentInWindow++;
+    this.checkInFlightLimit(now);
     return measured;
+  }
+
+  /** The open loop's in-flight limit (saturationStop.maxInFlight) reached: this send is the row's last. */
+  private checkInFlightLimit(now: number): void {
+    const limit = this.rules?.saturationStop?.maxInFlight;
+    // A client cap (--max-concurrency) already bounds the requests in flight: the user chose it.
+    if (limit === undefined || this.fixedCap !== Infinity || this.phase === 'closed') return;
+    const inFlight = this.sentTotal - this.completed;
+    if (inFlight < limit) return;
+    const secs = ((now - this.startMs) / 1000).toFixed(1);
+    this.overSaturated =
+      `over-saturated: ${inFlight} requests in flight, the most an open loop holds (past it they would wait in the client), ` +
+      `${this.completed} completions for ${this.sentTotal} sends in ${secs} s`;
+    this.stopped = `stopped early, ${this.overSaturated}`;
+    this.close(now);
   }
 
   /** Sending may go on at `now`. */

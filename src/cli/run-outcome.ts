@@ -1,0 +1,37 @@
+import type { StageSummary } from '../metrics/summary.js';
+
+/**
+ * The `error:` line of a run in which no row has a successful request inside its window.
+ *
+ * A row stopped as over-saturated did not fail: its server answered some requests, but far fewer than the row
+ * sent, and the row was cut before its window measured anything. When every row ended that way the line says
+ * so, with the rate the server did complete, instead of "no request succeeded".
+ */
+export function noSuccessMessage(stages: readonly StageSummary[]): string {
+  const generic = 'no request succeeded; see the Failed column above';
+  if (stages.length === 0 || !stages.every((s) => s.overSaturated !== undefined)) return generic;
+  // The lowest rate tried is the one to lower from.
+  const row = [...stages].sort((a, b) => (a.targetRate ?? Infinity) - (b.targetRate ?? Infinity))[0] as StageSummary;
+  const done = completedRate(row.overSaturated as string);
+  const load = row.targetRate !== undefined ? `${fmtRate(row.targetRate)} req/s is` : `the load of ${row.label} is`;
+  const held =
+    done === undefined
+      ? 'the row was stopped as over-saturated'
+      : done.completions === 0
+        ? `nothing completed in ${done.seconds} s`
+        : `it completed ~${fmtRate(done.completions / done.seconds)} req/s`;
+  const lower = row.targetRate !== undefined ? 'lower --rate' : 'lower the load';
+  return `${load} far past what this server holds (${held}; the row was stopped as over-saturated, see the note under the table): ${lower}`;
+}
+
+/** "N completions for M sends in S s", as window.ts writes every over-saturation reason. */
+export function completedRate(reason: string): { completions: number; seconds: number } | undefined {
+  const m = /(\d+) completions for \d+ sends in ([\d.]+) s/.exec(reason);
+  if (!m) return undefined;
+  const seconds = Number(m[2]);
+  return seconds > 0 ? { completions: Number(m[1]), seconds } : undefined;
+}
+
+function fmtRate(r: number): string {
+  return r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2);
+}
