@@ -15,21 +15,20 @@ export function noSuccessMessage(stages: readonly StageSummary[]): string {
   const done = completedRate(row.overSaturated as string);
   const load = row.targetRate !== undefined ? `${fmtRate(row.targetRate)} req/s is` : `the load of ${row.label} is`;
   const held =
-    done === undefined
-      ? 'the row was stopped as over-saturated'
-      : done.completions === 0
-        ? `nothing completed in ${done.seconds} s`
-        : `it completed ~${fmtRate(done.completions / done.seconds)} req/s`;
+    done?.completions === 0
+      ? `nothing completed in ${done.seconds.toFixed(1)} s; `
+      : done !== undefined && done.seconds > 0
+        ? `it completed ~${fmtRate(done.completions / done.seconds)} req/s; `
+        : '';
   const lower = row.targetRate !== undefined ? 'lower --rate' : 'lower the load';
-  return `${load} far past what this server holds (${held}; the row was stopped as over-saturated, see the note under the table): ${lower}`;
+  return `${load} far past what this server holds (${held}the row was stopped as over-saturated, see the note under the table): ${lower}`;
 }
 
 /** "N completions for M sends in S s", as window.ts writes every over-saturation reason. */
 export function completedRate(reason: string): { completions: number; seconds: number } | undefined {
   const m = /(\d+) completions for \d+ sends in ([\d.]+) s/.exec(reason);
   if (!m) return undefined;
-  const seconds = Number(m[2]);
-  return seconds > 0 ? { completions: Number(m[1]), seconds } : undefined;
+  return { completions: Number(m[1]), seconds: Number(m[2]) };
 }
 
 function fmtRate(r: number): string {
