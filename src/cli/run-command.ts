@@ -32,7 +32,7 @@ import type { Workload } from '../workload/types.js';
 import { preflightRun } from './preflight.js';
 import { checkServedModel } from './served-models.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
-import { noSuccessMessage } from './run-outcome.js';
+import { noSuccessMessage, notAnInferenceServer } from './run-outcome.js';
 import { openLiveFeed, type LiveLink } from '../ui/live-setup.js';
 import { redactArgv } from '../ui/redact.js';
 import type { SpawnedDashboard } from '../ui/spawn-dashboard.js';
@@ -379,7 +379,7 @@ const engineWithVersion = (found: DetectedEngine): string => `${found.engine}${f
  */
 function hopelessReason(s: StageSummary, api: string, url: string): string | undefined {
   // A row that stopped on a streak of fast failures with nothing to show: the next row would only repeat it.
-  if (s.stoppedEarly && s.requests.ok === 0 && s.overSaturated === undefined) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request`;
+  if (s.stoppedEarly && s.requests.ok === 0 && s.overSaturated === undefined) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request${notAnInferenceServer(s)}`;
   if (s.requests.ok > 0 || s.requests.errors === 0 || !s.firstError) return undefined;
   const codes = Object.keys(s.errorsByCode);
   if (codes.length !== 1) return undefined;

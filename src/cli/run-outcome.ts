@@ -34,3 +34,13 @@ export function completedRate(reason: string): { completions: number; seconds: n
 function fmtRate(r: number): string {
   return r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2);
 }
+
+/**
+ * A server that refuses POST itself (HTTP 501 Not Implemented, as `python3 -m http.server` answers) serves files or
+ * pages, not generations: the port is probably the wrong one.
+ */
+export function notAnInferenceServer(s: Pick<StageSummary, 'firstError' | 'errorsByCode'>): string {
+  const codes = Object.keys(s.errorsByCode);
+  const only501 = codes.length === 1 && /^E_HTTP_STATUS: HTTP 501\b/.test(s.firstError ?? '');
+  return only501 ? ' — HTTP 501 to a POST: this does not look like an inference server (check --target\'s port)' : '';
+}

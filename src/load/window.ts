@@ -102,6 +102,8 @@ export class SteadyWindow {
   private sentInWindow = 0;
   private completed = 0;
   private failureStreak = 0;
+  /** Failures of the current streak sent in the ramp-up (left out of the row's figures). */
+  private streakInRamp = 0;
   /** Σ and count of the latencies of requests sent inside the window: a window is at least one of them long. */
   private latencySum = 0;
   private latencyCount = 0;
@@ -179,7 +181,7 @@ export class SteadyWindow {
   }
 
   /** A request finished (ok or failed); its send time tells which cap step it belongs to. */
-  onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'>): void {
+  onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'> & { warmup?: boolean }): void {
     const { sentAtMs, endAtMs } = record;
     const ok = record.status === 'ok';
     this.completed++;
@@ -193,15 +195,20 @@ export class SteadyWindow {
     }
     if (ok || !this.rules) {
       this.failureStreak = 0;
+      this.streakInRamp = 0;
     } else if (endAtMs - sentAtMs < this.rules.fastFailureMs) {
       this.failureStreak++;
+      if (record.warmup === true) this.streakInRamp++;
       this.streakError = errorText(record) ?? 'failed';
       if (this.failureStreak >= this.rules.fastFailureStreak && this.stopped === undefined) {
-        this.stopped = `stopped after ${this.failureStreak} failures in a row, each within ${this.rules.fastFailureMs} ms (${this.streakError})`;
+        // The table counts measured requests only: say how many of the streak it shows, so the counts agree.
+        const split = this.streakInRamp > 0 ? ` (${this.failureStreak - this.streakInRamp} measured, ${this.streakInRamp} in the ramp-up)` : '';
+        this.stopped = `stopped after ${this.failureStreak} failures in a row${split}, each within ${this.rules.fastFailureMs} ms (${this.streakError})`;
         this.close(endAtMs);
       }
     } else {
       this.failureStreak = 0;
+      this.streakInRamp = 0;
     }
     if (!this.capSettled && sentAtMs >= this.capChangedAt) this.roundLatencies.push(endAtMs - sentAtMs);
     if (this.hopFrom !== null && sentAtMs >= this.hopFrom) this.rampDone = true;
