@@ -32,7 +32,7 @@ import type { Workload } from '../workload/types.js';
 import { preflightRun } from './preflight.js';
 import { checkServedModel } from './served-models.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
-import { noSuccessMessage, notAnInferenceServer } from './run-outcome.js';
+import { datasetRepeats, noSuccessMessage, notAnInferenceServer } from './run-outcome.js';
 import { openLiveFeed, type LiveLink } from '../ui/live-setup.js';
 import { redactArgv } from '../ui/redact.js';
 import type { SpawnedDashboard } from '../ui/spawn-dashboard.js';
@@ -295,6 +295,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     // The terminal gets the compact table (--columns), table.md the full seed layout.
     if (opts.formats.includes('table')) say(`\n${renderTerminalReport(doc, { ...(opts.columns ? { columns: opts.columns } : {}), style: terminalStyle(human) })}`);
     say(shortWindowRules(opts));
+    const repeats = datasetRepeats(opts.workload.data, setup.workload.size ?? 0, result.stages);
+    if (repeats) say(`note: ${repeats}`);
     if (doc.health) say(healthLine(doc.health));
     const reportFiles = await writeRunReportFiles(outDir, opts.formats);
     say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}${reportFiles.map((f) => `, ${f}`).join('')}`);

@@ -44,3 +44,19 @@ export function notAnInferenceServer(s: Pick<StageSummary, 'firstError' | 'error
   const only501 = codes.length === 1 && /^E_HTTP_STATUS: HTTP 501\b/.test(s.firstError ?? '');
   return only501 ? ' — HTTP 501 to a POST: this does not look like an inference server (check --target\'s port)' : '';
 }
+
+/**
+ * A --data file with fewer entries than the run sent: its entries went out again (request ids pick them in turn), and
+ * a server with a prefix cache answers a repeated prompt from it. Said once, under the table.
+ */
+export function datasetRepeats(dataPath: string | undefined, entries: number, stages: readonly Pick<StageSummary, 'requests'>[]): string | undefined {
+  if (dataPath === undefined || entries <= 0) return undefined;
+  const sent = stages.reduce((n, s) => n + s.requests.total + s.requests.warmup, 0);
+  if (sent <= entries) return undefined;
+  const times = Math.ceil(sent / entries);
+  const what = entries === 1 ? `its one entry was sent ${sent} times` : `its ${entries} entries were sent again (up to ${times} times each)`;
+  return (
+    `${dataPath} has ${entries} ${entries === 1 ? 'entry' : 'entries'} and the run sent ${sent} requests: ${what}, ` +
+    'and a server with a prefix cache answers repeated prompts faster — use a file with more entries than requests for figures without repeats'
+  );
+}
