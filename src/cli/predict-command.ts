@@ -99,6 +99,6 @@ export async function predictCommand(
     for (const n of doc.notes) human.write(`${n}\n`);
     human.write(`${shortWindowRules(opts)}\n`);
   }
-  human.write(`predicted ${result.stages.length} rows in ${elapsedMs.toFixed(0)} ms of CPU (virtual time)\n`);
+  human.write(`predicted ${result.stages.length} row${result.stages.length === 1 ? '' : 's'} in ${elapsedMs.toFixed(0)} ms of CPU (virtual time)\n`);
   return { doc, exitCode: capacityFailed(doc) ? 1 : 0 };
 }
