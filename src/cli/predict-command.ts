@@ -18,6 +18,7 @@ import { buildProfileConfig, gridDescription, lengthContext } from './profile-co
 import { toolVersion } from './version.js';
 import { applyCalibrationFlags, type CalibrationFlags } from './calibration-flags.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
+import { dropIdenticalRepeats } from './run-outcome.js';
 
 /** `inferbench predict`: the same profiles and tables as `run`, answered by the simulator in virtual time. */
 export async function predictCommand(
@@ -49,6 +50,7 @@ export async function predictCommand(
   const profileCfg = buildProfileConfig(opts, workloadFor, workload);
   const result = await runBenchmark(profileCfg, runner, { ...(opts.slo ? { slo: opts.slo } : {}), ...(opts.repeat ? { repeat: opts.repeat } : {}), ...(opts.steadyState ? { steadyState: true } : {}) });
   const elapsedMs = performance.now() - started;
+  const sameRepeats = dropIdenticalRepeats(result.stages, opts.repeat);
 
   const createdAt = new Date().toISOString();
   const doc: RunSummaryDoc = {
@@ -79,6 +81,7 @@ export async function predictCommand(
     ...(calibrated.report ? { calibration: calibrated.report } : {}),
     interrupted: false,
     notes: [
+      ...(sameRepeats ? [sameRepeats] : []),
       `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed and public tables' : 'hardware constants fitted on the seed and public tables, engine host/API constants are priors (no published data for this engine)'}`,
     ],
   };

@@ -60,3 +60,18 @@ export function datasetRepeats(dataPath: string | undefined, entries: number, st
     'and a server with a prefix cache answers repeated prompts faster — use a file with more entries than requests for figures without repeats'
   );
 }
+
+/**
+ * `predict --repeat N` where every repeat gave the same figures (constant arrivals and fixed lengths in virtual time
+ * are deterministic): a "± 0.00" would read as a measured certainty. The intervals are dropped (each repeat stays in
+ * `repeats`) and the note says why. Returns the note, or undefined when the repeats differ.
+ */
+export function dropIdenticalRepeats(stages: StageSummary[], repeat: number | undefined): string | undefined {
+  if (repeat === undefined || repeat < 2) return undefined;
+  const withIntervals = stages.filter((s) => s.intervals !== undefined);
+  if (withIntervals.length === 0) return undefined;
+  const identical = withIntervals.every((s) => Object.values(s.intervals ?? {}).every((ci) => ci.values.every((v) => v === ci.values[0])));
+  if (!identical) return undefined;
+  for (const s of withIntervals) delete s.intervals;
+  return `--repeat ${repeat}: the ${repeat} repeats of this simulation gave the same figures (virtual time is deterministic with these arrivals and lengths), so repeats add nothing here and no ± is shown; for run-to-run spread, measure a server with \`run --repeat\``;
+}
