@@ -70,7 +70,9 @@ export function dropIdenticalRepeats(stages: StageSummary[], repeat: number | un
   if (repeat === undefined || repeat < 2) return undefined;
   const withIntervals = stages.filter((s) => s.intervals !== undefined);
   if (withIntervals.length === 0) return undefined;
-  const identical = withIntervals.every((s) => Object.values(s.intervals ?? {}).every((ci) => ci.values.every((v) => v === ci.values[0])));
+  // The same up to floating-point rounding (each repeat starts at another virtual instant).
+  const same = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+  const identical = withIntervals.every((s) => Object.values(s.intervals ?? {}).every((ci) => ci.values.every((v) => same(v, ci.values[0] as number))));
   if (!identical) return undefined;
   for (const s of withIntervals) delete s.intervals;
   return `--repeat ${repeat}: the ${repeat} repeats of this simulation gave the same figures (virtual time is deterministic with these arrivals and lengths), so repeats add nothing here and no ± is shown; for run-to-run spread, measure a server with \`run --repeat\``;
