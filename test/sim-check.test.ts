@@ -147,7 +147,10 @@ describe('inferbench predict --check FILE', () => {
     const file = join(dir, 'rows.json');
     writeFileSync(file, JSON.stringify(pick([...ids('T23', 2), ...ids('T09', 1)])));
     const res = await runCli(['predict', '--check', file]);
-    expect(res.stderr).toBe('');
+    // stderr carries only the progress of the check (issue 36 item 10: a long check said nothing for minutes).
+    const progress = res.stderr.split('\n').filter((l) => l !== '');
+    expect(progress.length).toBeGreaterThan(0);
+    for (const line of progress) expect(line).toMatch(/^predict --check: \d+ of 3 rows simulated \(\d+ s\)$/);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/\|\s*Row\s*\|\s*Metric\s*\|\s*Published\s*\|\s*Predicted\s*\|\s*Error/);
     expect(res.stdout).toMatch(/TTFT \(ms\)\s*\|\s*63\.00/);

@@ -5,6 +5,8 @@ import { type Command, type Help, Option } from 'commander';
 export const GROUP = {
   target: 'Target:',
   filters: 'Filters:',
+  /** `compare`: what makes two runs comparable. */
+  matching: 'Matching runs:',
   load: 'Load:',
   workload: 'Workload:',
   sources: 'Datasets, traces, prefixes, turns:',

@@ -1,6 +1,6 @@
 import { configError, isUserError } from '../core/errors.js';
 import { defaultLabel, importSource, writeImportedRun } from '../interop/index.js';
-import { DEFAULT_RESULTS_DIR, runIdOf } from '../store/run-store.js';
+import { DEFAULT_RESULTS_DIR, listRuns, runIdOf } from '../store/run-store.js';
 import { checkOutputDir } from './preflight.js';
 import { toolVersion } from './version.js';
 
@@ -28,6 +28,7 @@ export function importCommand(files: readonly string[], flags: ImportFlags, io: 
   for (const file of files) {
     try {
       const run = importSource(file);
+      const earlier = alreadyImported(resultsDir, run.source.file);
       const { dir, name } = writeImportedRun(run, {
         resultsDir,
         toolVersion: toolVersion(),
@@ -38,6 +39,8 @@ export function importCommand(files: readonly string[], flags: ImportFlags, io: 
       const rows = run.summary.stages.length;
       io.stdout.write(`imported ${file}: ${defaultLabel(run)}, ${rows} row${rows === 1 ? '' : 's'}, ${requests} requests${run.records.length ? ` (${run.records.length} in requests.jsonl)` : ''} → ${dir} (id ${runIdOf(name)})\n`);
       for (const note of run.summary.notes.filter((n) => n.startsWith('left out: '))) io.stdout.write(`  ${note}\n`);
+      // Imported again on purpose (a re-run wrote the same path) or by mistake: either way, say which run it repeats.
+      if (earlier) io.stderr.write(`note: ${file} was already imported as ${earlier.id} (${earlier.dir}); this is a second run of it — \`rm -r\` the one you do not want\n`);
       imported++;
     } catch (err) {
       if (!isUserError(err)) throw err;
@@ -49,4 +52,10 @@ export function importCommand(files: readonly string[], flags: ImportFlags, io: 
     io.stderr.write(`${imported} of ${files.length} file${files.length === 1 ? '' : 's'} imported; list them with \`inferbench ls${resultsDir === DEFAULT_RESULTS_DIR ? '' : ` --results ${resultsDir}`}\`, compare with \`inferbench compare ID ID --allow-mismatch\`\n`);
   }
   return failed > 0 ? 2 : 0;
+}
+
+/** The run under `resultsDir` imported from the same file path, if any (manifest.json source.file). */
+function alreadyImported(resultsDir: string, file: string): { id: string; dir: string } | undefined {
+  const hit = listRuns(resultsDir).find((r) => r.run?.manifest?.source?.file === file);
+  return hit?.run ? { id: hit.run.id, dir: hit.run.dir } : undefined;
 }

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { configError } from '../core/errors.js';
 import { rowCountText } from '../report/row-status.js';
 import { renderMarkdown } from '../report/table.js';
@@ -67,6 +68,11 @@ export function lsCommand(flags: LsFlags, io: Io): number {
     ...(flags.label !== undefined ? { label: flags.label } : {}),
     ...(since ? { since } : {}),
   };
+  // A folder the user named that is not there is a mistake (as `ui` says); the default folder just has no runs yet.
+  if (flags.results !== undefined && !existsSync(root)) {
+    throw configError(`no results folder at ${root}`, 'pass the folder your runs were saved in (--results DIR), or start a run first');
+  }
+  if (flags.results !== undefined && !statSync(root).isDirectory()) throw configError(`--results ${root} is a file, not a folder`, 'pass the folder that holds the run folders');
   const all = listRuns(root);
   const broken = all.filter((r) => r.error !== undefined);
   for (const b of broken) io.stderr.write(`warning: skipped ${b.name} (${b.id}): ${b.error}\n`);

@@ -145,7 +145,7 @@ export function buildProgram(): Command {
       "price of one GPU-hour, for the cost per 1M output tokens (read at the highest load meeting --slo when given) and capacity runs' requests per $: one USD for every run, or per GPU (H100=2.49,A100-80GB=1.79) looked up by each run's GPU",
     ),
     opt(GROUP.prices, '--prices <file>', 'JSON object of GPU name to USD per GPU-hour ({"H100": 2.49}); --gpu-hour-price GPU=USD pairs win over it'),
-    new Option('--allow-mismatch', 'compare runs of different models, lengths/datasets, profiles or window rules anyway (refused otherwise; a WARNING is printed)'),
+    opt(GROUP.matching, '--allow-mismatch', 'compare runs of different models, lengths/datasets, profiles or window rules anyway (refused otherwise; a WARNING is printed)'),
     opt(outputs, '--format <list>', 'md,csv,json,html,png,svg', { value: 'md,csv,json,html,png' }),
     opt(outputs, '--out <dir>', 'folder for the files', { shown: './inferbench-reports/<time>-compare' }),
   ])

@@ -2,7 +2,7 @@ import type { SearchInput } from '../plan/search.js';
 /** `inferbench plan`'s flags → the search's settings. Every problem is reported at once, one line, exit 2. */
 import { availableParallelism } from 'node:os';
 import { resolveCapacitySettings } from '../config/capacity-options.js';
-import { parseChoice, parseDuration, parseNumber, parseNumberList, parseSlo, type Problems } from '../config/parse.js';
+import { listItems, parseChoice, parseDuration, parseNumber, parseNumberList, parseSlo, type Problems } from '../config/parse.js';
 import { configError } from '../core/errors.js';
 import { parseKvCacheDtypeFlag } from '../config/kv-cache-dtype.js';
 import type { StageLimits } from '../load/types.js';
@@ -76,7 +76,8 @@ const VERIFY_MIN_SECONDS = 30;
 /** Samples of the workload averaged for its mean output length. */
 const MEAN_SAMPLES = 10_000;
 
-const list = (s: string | undefined): string[] | undefined => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean));
+/** A comma list flag's items; an empty item (`H100,,L40S`) is a problem (parse.ts listItems). */
+const list = (flag: string, s: string | undefined, p: Problems): string[] | undefined => (s === undefined ? undefined : listItems(flag, s, p));
 
 /** A distribution's typical largest request: its bound, or its mean when the tail is unbounded (as sim-limits reads it). */
 function representative(d: LengthDist): number {
@@ -116,9 +117,11 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   const threads = parseNumber('--threads', flags.threads, p, { integer: true, positive: true }) ?? availableParallelism();
   const top = parseNumber('--top', flags.top ?? '10', p, { integer: true, positive: true }) ?? 10;
   const seed = parseNumber('--seed', flags.seed ?? '42', p, { integer: true, min: 0 }) ?? 42;
-  const formats = (list(flags.format) ?? [...PLAN_FORMATS]).map((f) => parseChoice('--format', f, PLAN_FORMATS, p)).filter((f): f is PlanFormat => f !== undefined);
+  const formats = (list('--format', flags.format, p) ?? [...PLAN_FORMATS]).map((f) => parseChoice('--format', f, PLAN_FORMATS, p)).filter((f): f is PlanFormat => f !== undefined);
   if (flags.calibration && flags.calibrateFrom) p.push('--calibration and --calibrate-from both give the simulator its constants; give one of them');
   if (flags.saveCalibration && !flags.calibrateFrom) p.push('--save-calibration writes what --calibrate-from RUN fitted; add --calibrate-from RUN (a measured run folder)');
+  // The search axes' lists are read here too, so an empty item among them is one of the problems reported.
+  const axisLists = { gpus: list('--gpu', flags.gpu, p), quants: list('--quant', flags.quant, p), engines: list('--engine', flags.engine, p) };
   if (p.length > 0) throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench plan --help');
 
   // Lengths: parsed here so that a bad distribution is one line naming its flag.
@@ -134,10 +137,10 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   const meanOutputTokens = dists.output.kind === 'fixed' ? dists.output.value : sum / MEAN_SAMPLES;
   const model = findModel(flags.model as string).name;
   const axes = resolveAxes(flags.model as string, {
-    ...(flags.gpu ? { gpus: list(flags.gpu) as string[] } : {}),
+    ...(flags.gpu ? { gpus: axisLists.gpus ?? [] } : {}),
     ...(tp ? { tp } : {}),
-    ...(flags.quant ? { quants: list(flags.quant) as string[] } : {}),
-    ...(flags.engine ? { engines: list(flags.engine) as string[] } : {}),
+    ...(flags.quant ? { quants: axisLists.quants ?? [] } : {}),
+    ...(flags.engine ? { engines: axisLists.engines ?? [] } : {}),
   });
   const given = {
     ...(flags.prices ? { file: loadPriceFile(flags.prices) } : {}),

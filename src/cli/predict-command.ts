@@ -19,6 +19,7 @@ import { buildProfileConfig, gridDescription, lengthContext } from './profile-co
 import { toolVersion } from './version.js';
 import { applyCalibrationFlags, type CalibrationFlags } from './calibration-flags.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
+import { dropIdenticalRepeats } from './run-outcome.js';
 
 /** `inferbench predict`: the same profiles and tables as `run`, answered by the simulator in virtual time. */
 export async function predictCommand(
@@ -54,6 +55,7 @@ export async function predictCommand(
   const profileCfg = built.capacity ? { ...built, capacity: { ...built.capacity, virtualTime: true } } : built;
   const result = await runBenchmark(profileCfg, runner, { ...(opts.slo ? { slo: opts.slo } : {}), ...(opts.repeat ? { repeat: opts.repeat } : {}), ...(opts.steadyState ? { steadyState: true } : {}) });
   const elapsedMs = performance.now() - started;
+  const sameRepeats = dropIdenticalRepeats(result.stages, opts.repeat);
 
   const createdAt = new Date().toISOString();
   const doc: RunSummaryDoc = {
@@ -84,6 +86,7 @@ export async function predictCommand(
     ...(calibrated.report ? { calibration: calibrated.report } : {}),
     interrupted: false,
     notes: [
+      ...(sameRepeats ? [sameRepeats] : []),
       `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed and public tables' : 'hardware constants fitted on the seed and public tables, engine host/API constants are priors (no published data for this engine)'}`,
     ],
   };
@@ -109,6 +112,6 @@ export async function predictCommand(
     for (const n of doc.notes) human.write(`${n}\n`);
     human.write(`${shortWindowRules(opts)}\n`);
   }
-  human.write(`predicted ${result.stages.length} rows in ${elapsedMs.toFixed(0)} ms of CPU (virtual time)\n`);
+  human.write(`predicted ${result.stages.length} row${result.stages.length === 1 ? '' : 's'} in ${elapsedMs.toFixed(0)} ms of CPU (virtual time)\n`);
   return { doc, exitCode: capacityFailed(doc) ? 1 : 0 };
 }

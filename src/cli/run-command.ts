@@ -8,7 +8,7 @@ import { getDialect } from '../dialects/index.js';
 import type { Dialect } from '../dialects/types.js';
 import { runBenchmark } from '../load/benchmark.js';
 import { createHttpStageRunner } from '../load/http-runner.js';
-import { plannedStageCount } from '../load/profiles.js';
+import { OPEN_LOOP_MAX_IN_FLIGHT, plannedStageCount } from '../load/profiles.js';
 import { HealthMonitor, healthLine } from '../metrics/health.js';
 import { attachServerTelemetry, type StageSummary } from '../metrics/summary.js';
 import { renderCsvReport, renderMarkdownReport, renderTerminalReport, type RunSummaryDoc } from '../report/run-summary.js';
@@ -35,6 +35,7 @@ import type { Workload } from '../workload/types.js';
 import { preflightRun } from './preflight.js';
 import { checkServedModel } from './served-models.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
+import { datasetRepeats, noSuccessMessage, notAnInferenceServer } from './run-outcome.js';
 import { openLiveFeed, type LiveLink } from '../ui/live-setup.js';
 import { redactArgv } from '../ui/redact.js';
 import type { SpawnedDashboard } from '../ui/spawn-dashboard.js';
@@ -299,8 +300,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     }
     await writer.close();
 
-    const health0 = health.finish(result.stages);
-    if (pool) health0.workers = await pool.stats();
+    const health0 = health.finish(result.stages, pool ? await pool.stats() : undefined);
     const doc: RunSummaryDoc = { ...docFor(result.stages, result.interrupted), health: health0 };
     writer.writeJson('summary.json', { ...doc, complete: !result.interrupted });
     if (opts.formats.includes('md')) writer.writeText('table.md', renderMarkdownReport(doc));
@@ -308,6 +308,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     // The terminal gets the compact table (--columns), table.md the full seed layout.
     if (opts.formats.includes('table')) say(`\n${renderTerminalReport(doc, { ...(opts.columns ? { columns: opts.columns } : {}), style: terminalStyle(human) })}`);
     say(shortWindowRules(opts));
+    const repeats = datasetRepeats(opts.workload.data, setup.workload.size ?? 0, result.stages);
+    if (repeats) say(`note: ${repeats}`);
     if (doc.health) say(healthLine(doc.health));
     const reportFiles = w.failure ? [] : await writeRunReportFiles(outDir, opts.formats).catch((err: unknown) => (isFsError(err) ? (w.recordFailure(err.path ?? outDir, err), []) : Promise.reject(err)));
     if (!w.failure) say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl${opts.formats.includes('md') ? ', table.md' : ''}${opts.formats.includes('csv') ? ', table.csv' : ''}${reportFiles.map((f) => `, ${f}`).join('')}`);
@@ -318,7 +320,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const exitCode = w.failure ? 1 : result.interrupted ? 130 : anyOk && !result.stoppedBecause && !capacityFailed(doc) ? 0 : 1;
     if (w.failure) io.stderr.write(`error: ${diskFailureLine(w.failure, { stopped: result.interrupted, outDir })}\n`);
     else if (result.stoppedBecause) io.stderr.write(`error: ${result.stoppedBecause}\n`);
-    else if (!anyOk && !result.interrupted) io.stderr.write('error: no request succeeded; see the Failed column above\n');
+    else if (!anyOk && !result.interrupted) io.stderr.write(`error: ${noSuccessMessage(result.stages)}\n`);
     await live?.feed.close(w.failure ? 'failed' : result.interrupted ? 'interrupted' : exitCode === 0 ? 'finished' : 'failed', exitCode);
     return { doc, exitCode, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
@@ -345,8 +347,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
 }
 
 const MODEL_OPTIONAL = new Set(['vllm', 'tgi']);
-/** Connections when nothing else bounds the requests in flight (open loops without --max-concurrency). */
-const DEFAULT_POOL_CONNECTIONS = 4096;
+/** Connections when nothing else bounds the requests in flight (open loops without --max-concurrency stop at this many in flight). */
+const DEFAULT_POOL_CONNECTIONS = OPEN_LOOP_MAX_IN_FLIGHT;
 
 async function resolveApi(
   opts: RunOptions,
@@ -397,7 +399,7 @@ const engineWithVersion = (found: DetectedEngine): string => `${found.engine}${f
  */
 function hopelessReason(s: StageSummary, api: string, url: string): string | undefined {
   // A row that stopped on a streak of fast failures with nothing to show: the next row would only repeat it.
-  if (s.stoppedEarly && s.requests.ok === 0 && s.overSaturated === undefined) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request`;
+  if (s.stoppedEarly && s.requests.ok === 0 && s.overSaturated === undefined) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request${notAnInferenceServer(s)}`;
   if (s.requests.ok > 0 || s.requests.errors === 0 || !s.firstError) return undefined;
   const codes = Object.keys(s.errorsByCode);
   if (codes.length !== 1) return undefined;

@@ -38,7 +38,7 @@ export function profileFlags(): Option[] {
     opt(limits, '--max-seconds <time>', 'measure each row this long after its ramp-up: 30 (seconds), 90s, 5m, 1h', { shown: '5s without --max-requests' }),
     opt(limits, '--steady-state', 'also report each row over the stretch where requests in flight held steady (within 20% of their median)'),
     opt(limits, '--repeat <n>', 'run every row N times: the table shows mean ± 95% interval (Student t) of its main figures', { shown: '1' }),
-    opt(limits, '--warmup <time>', "also leave out requests sent in a row's first 10s (or 30, 1m …)", { shown: '0' }),
+    opt(limits, '--warmup <time>', "also leave out the requests sent in each row's first <time>: 10s, 30 (seconds), 1m", { shown: '0: only the ramp-up is left out' }),
 
     opt(slo, '--slo <spec>', 'limits in ms for goodput (capacity: per request), e.g. ttft:500,itl:50,e2e:10000'),
     opt(slo, '--slo-attainment <pct>', 'capacity: percent of requests that must meet --slo', { shown: String(CAPACITY_DEFAULTS.attainment) }),

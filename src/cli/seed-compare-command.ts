@@ -34,7 +34,14 @@ export function tableCheckCommand(file: string, json: boolean, out: NodeJS.Write
   if (head && head !== '[') return seedCompareCommand(file, json, out);
   const started = performance.now();
   const { scenarios, skipped } = corpusScenarios(loadCorpus(file));
-  const rows = compareScenarios(scenarios);
+  // A public-tables check runs minutes: a line on stderr every tenth of the rows says it is going and how far.
+  let shown = 0;
+  const rows = compareScenarios(scenarios, (done, total) => {
+    const tenth = Math.floor((done * 10) / total);
+    if (tenth <= shown) return;
+    shown = tenth;
+    process.stderr.write(`predict --check: ${done} of ${total} rows simulated (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+  });
   const notRun = skipped.map((s) => ({ id: s.row.id, table: s.row.tableGroup, reason: s.reason }));
   if (json) {
     out.write(`${JSON.stringify({ schemaVersion: 1, file, assumptions: CORPUS_ASSUMPTIONS, rows, skipped: notRun }, null, 2)}\n`);

@@ -82,7 +82,7 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   io.stdout.write(
     `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +
       `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''}, max ${d.maxNumSeqs} sequences${d.prefixCaching ? ', prefix caching' : ''}; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
-      `  press Ctrl-C to stop\n`,
+      `${scaleLine(timeScale)}  press Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
@@ -92,4 +92,12 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   await server.close();
   io.stderr.write('inferbench sim: stopped\n');
   return 0;
+}
+
+/** The banner's word on --model-time-scale: a deployment made slower (or faster) than the catalog on purpose. */
+export function scaleLine(scale: number | undefined): string {
+  if (scale === undefined || scale === 1) return '';
+  if (scale === 0) return '  model time scaled by 0 (--model-time-scale): the engine takes no model time at all (infinitely fast)\n';
+  const how = scale > 1 ? `${+scale.toFixed(3)}× slower` : `${+(1 / scale).toFixed(3)}× faster`;
+  return `  model time scaled by ${scale} (--model-time-scale): the engine runs ${how} than the catalog's figures for this GPU\n`;
 }

@@ -96,6 +96,7 @@ async function buildWorkload(opts: RunOptions, target: Target, tokenizer: Tokeni
       ...(w.dataColumn ? { column: w.dataColumn } : {}),
       ...(opts.profile !== 'grid' && opts.numPromptsGiven ? { numPrompts: opts.numPrompts } : {}),
       ...(w.outputTokensGiven || w.outputDist ? { output } : {}),
+      defaultOutputTokens: opts.outputTokens,
     };
   } else if (w.turns) {
     spec = {

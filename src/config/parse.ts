@@ -2,9 +2,24 @@ import { DEFAULT_GRID_LATENCY_REQUESTS, type GridLatencyLoad } from '../load/pro
 /** Small parsers for flag values. Each returns a value or pushes a one-line problem; nothing throws. */
 export type Problems = string[];
 
+/**
+ * The items of a comma-separated flag value. An empty item (`1,,2`, `1,2,`) is refused rather than dropped: it is
+ * usually a value left out by mistake. An empty or blank value gives no items (callers say what to give).
+ */
+export function listItems(flag: string, raw: string, problems: Problems): string[] | undefined {
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.every((s) => s === '')) return [];
+  if (parts.some((s) => s === '')) {
+    problems.push(`${flag} ${JSON.stringify(raw)} has an empty item; separate the values with single commas, e.g. ${flag} ${parts.filter((s) => s !== '').join(',')}`);
+    return undefined;
+  }
+  return parts;
+}
+
 export function parseNumberList(flag: string, raw: string | undefined, problems: Problems, opts: NumberRule = {}): number[] | undefined {
   if (raw === undefined) return undefined;
-  const parts = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = listItems(flag, raw, problems);
+  if (parts === undefined) return undefined;
   if (parts.length === 0) {
     problems.push(`${flag} is empty; give a comma-separated list such as ${flag} ${opts.integer ? '1,4,16' : '0.5,1,2'}`);
     return undefined;
@@ -72,6 +87,7 @@ export function parseDuration(flag: string, raw: string | undefined, problems: P
  */
 export function parseRateList(flag: string, raw: string | undefined, problems: Problems): number[] | undefined {
   if (raw === undefined) return undefined;
+  if (listItems(flag, raw, problems) === undefined) return undefined;
   const finite = raw
     .split(',')
     .map((s) => s.trim())

@@ -13,7 +13,7 @@ import type { ImageSpec } from '../workload/images.js';
 import { parseRecordPolicy, type RecordPolicy } from '../store/record-policy.js';
 import { explicitFlags, reconcileProfileFlags, stripV1Suffix } from './flag-conflicts.js';
 import { parseKvCacheDtypeFlag } from './kv-cache-dtype.js';
-import { parseChoice, parseDuration, parseGridLatencyLoad, parseJsonObject, parseNumber, parseNumberList, parseRateList, parseSlo, type Problems } from './parse.js';
+import { listItems, parseChoice, parseDuration, parseGridLatencyLoad, parseJsonObject, parseNumber, parseNumberList, parseRateList, parseSlo, type Problems } from './parse.js';
 
 export const API_CHOICES = [
   'auto',
@@ -259,9 +259,8 @@ export function resolveRunOptions(
     numPromptsGiven: raw.numPromptsExplicit === true,
     sweepRates: parseNumber('--sweep-rates', raw.sweepRates, p, { integer: true, positive: true }) ?? 9,
     arrival: parseChoice('--arrival', raw.arrival ?? 'constant', ['constant', 'poisson', 'gamma'] as const, p) ?? 'constant',
-    formats: (raw.format ?? 'table,md,json,csv')
-      .split(',')
-      .map((f) => parseChoice('--format', f.trim(), FORMAT_CHOICES, p))
+    formats: (listItems('--format', raw.format ?? 'table,md,json,csv', p) ?? [])
+      .map((f) => parseChoice('--format', f, FORMAT_CHOICES, p))
       .filter((f): f is ReportFormat => f !== undefined),
     json: raw.json === true,
     seed: parseNumber('--seed', raw.seed, p, { integer: true, min: 0 }) ?? 42,
@@ -360,7 +359,7 @@ export function resolveRunOptions(
     else opts.startAt = at;
   }
   // Names are checked against the report's column catalog by the command (report/columns.ts parseColumns).
-  if (raw.columns !== undefined) opts.columns = raw.columns.split(',').map((c) => c.trim()).filter(Boolean);
+  if (raw.columns !== undefined) opts.columns = listItems('--columns', raw.columns, p) ?? [];
   set('apiKey', raw.apiKey ?? (env['OPENAI_API_KEY'] || undefined));
   set('extraBody', parseJsonObject('--extra-body', raw.extraBody, p));
   const t = (flag: string, v: string | undefined): number | undefined => {

@@ -15,6 +15,8 @@ export class Prober {
   readonly base: string;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
+  /** Every probe's path and status, in order: a server that fails them all is told apart from one detection cannot place. */
+  readonly answered: Array<{ path: string; status: number }> = [];
 
   constructor(baseUrl: string, opts: { apiKey?: string; timeoutMs?: number }) {
     this.base = normalizeBase(baseUrl);
@@ -34,6 +36,7 @@ export class Prober {
       if (this.base.startsWith('https:') && (await answersPlainHttp(this.base, this.timeoutMs))) throw plainHttpError(this.base);
       throw connectError(this.base, err, this.timeoutMs);
     }
+    this.answered.push({ path, status: res.status });
     const type = res.headers.get('content-type') ?? '';
     const text = type.includes('html') ? (await res.body?.cancel(), '') : await readCapped(res);
     let json: unknown;
@@ -113,6 +116,13 @@ function connectError(base: string, err: unknown, timeoutMs: number): Inferbench
   }
   const cause = err instanceof Error && isObj(err.cause) ? err.cause : {};
   const code = str(cause['code']) ?? (err instanceof Error ? err.message : String(err));
+  // A server that accepted the connection and closed it unanswered is there: "start the server" would point the wrong way.
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
+    return new InferbenchError('E_CONNECT', `connected to ${base}, but the server closed the connection without a reply`, {
+      hint: 'is an HTTP server listening on that port? check --target and the server\'s log',
+      cause: err,
+    });
+  }
   const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : oneLine(code, 80);
   return new InferbenchError('E_CONNECT', `cannot connect to ${base} (${what}): start the server or fix the URL (--target)`, {
     hint: 'check host, port and scheme',

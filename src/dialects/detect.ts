@@ -112,7 +112,18 @@ export async function detectEngine(baseUrl: string, opts: DetectOptions = {}): P
       models: [],
     });
   }
+  const failing = everyProbeFailed(p);
+  if (failing) throw configError(failing, 'check the server\'s log, or name its API with --api to skip detection');
   throw configError(`could not identify the inference server at ${p.base}`, 'name its API with --api (e.g. --api openai-chat)');
+}
+
+/** Every probe answered with the same server error (5xx): the server is up but failing, not unknown. */
+function everyProbeFailed(p: Prober): string | undefined {
+  const statuses = new Set(p.answered.map((a) => a.status));
+  const [status] = statuses;
+  if (statuses.size !== 1 || status === undefined || status < 500) return undefined;
+  const paths = p.answered.map((a) => a.path).join(', ');
+  return `every probe of ${p.base} got HTTP ${status} (GET ${paths}): the server is up but failing every request`;
 }
 
 /** GET /v1/models → model ids. */

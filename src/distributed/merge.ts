@@ -194,6 +194,8 @@ function worstHealth(list: ReadonlyArray<ClientHealth | undefined>): ClientHealt
     eventLoopDelayP99Ms: max((h) => h.eventLoopDelayP99Ms),
     clientCpuShare: max((h) => h.clientCpuShare),
     clientLimited: hs.some((h) => h.clientLimited),
+    // Shards that all counted their samples: the lag is no figure when none of them measured one.
+    ...(hs.every((h) => h.dispatchLagSamples !== undefined) ? { dispatchLagSamples: hs.reduce((n, h) => n + (h.dispatchLagSamples as number), 0) } : {}),
     ...(warnings.length > 0 ? { warning: warnings.join('; ') } : {}),
   };
 }

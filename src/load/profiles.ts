@@ -71,11 +71,19 @@ export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opt
 }
 
 /**
+ * The most requests an open-loop row (with no --max-concurrency) holds in flight before it stops as over-saturated:
+ * the client's connection count for such rows (run-command.ts), so no request ever waits in the client for a
+ * connection. A server holding this many requests without keeping up is far past its capacity; the row stops
+ * within seconds instead of piling up tens of thousands of requests (and sockets) before its first completion.
+ */
+export const OPEN_LOOP_MAX_IN_FLIGHT = 4096;
+
+/**
  * Open-loop rows (capacity probes, sweeps, constant and Poisson rates; not trace replays) stop once completions stay under 70% of sends after 20 sends past the first completion (with the
  * queue and first-token latency growing, window.ts): a probe at twice the capacity ends in about a second of
  * queueing instead of a whole row.
  */
-export const SATURATION_STOP = { completionShare: 0.7, minSends: 20, confirmMs: 250 } as const;
+export const SATURATION_STOP = { completionShare: 0.7, minSends: 20, confirmMs: 250, maxInFlight: OPEN_LOOP_MAX_IN_FLIGHT } as const;
 
 /** Default in-flight cap for throughput stages limited only by time (GuideLLM uses a large worker pool too). */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;

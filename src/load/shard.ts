@@ -43,7 +43,12 @@ export function shardWindowRules(rules: WindowRules | undefined, shard: ShardSpe
     const a = rules.adaptiveCap;
     out.adaptiveCap = { ...a, start: Math.max(1, Math.ceil(a.start / shard.count)), max: Math.max(1, Math.ceil(a.max / shard.count)) };
   }
-  if (rules.saturationStop) out.saturationStop = { ...rules.saturationStop, minSends: Math.max(5, Math.ceil(rules.saturationStop.minSends / shard.count)) };
+  if (rules.saturationStop) {
+    const stop = rules.saturationStop;
+    out.saturationStop = { ...stop, minSends: Math.max(5, Math.ceil(stop.minSends / shard.count)) };
+    // Each shard holds its part of the row's requests in flight (and of the connections).
+    if (stop.maxInFlight !== undefined) out.saturationStop.maxInFlight = Math.max(1, Math.ceil(stop.maxInFlight / shard.count));
+  }
   return out;
 }
 

@@ -63,6 +63,12 @@ export interface WindowRules {
     dispersion: number;
     /** The signs must still hold, with no fewer requests in flight, this long after they first did. */
     confirmMs: number;
+    /**
+     * An open loop with no client cap (--max-concurrency) stops as over-saturated when this many of its requests are
+     * in flight at once, completions or not: past the client's connections (4096) requests would wait in the client,
+     * and a server that has not answered the first ones yet is far past what it holds.
+     */
+    maxInFlight?: number;
   };
 }
 
@@ -106,6 +112,8 @@ export class SteadyWindow {
   private sentInWindow = 0;
   private completed = 0;
   private failureStreak = 0;
+  /** Failures of the current streak sent in the ramp-up (left out of the row's figures). */
+  private streakInRamp = 0;
   /** Σ and count of the latencies of requests sent inside the window: a window is at least one of them long. */
   private latencySum = 0;
   private latencyCount = 0;
@@ -147,7 +155,7 @@ export class SteadyWindow {
   constructor(
     private readonly rules: WindowRules | undefined,
     private readonly startMs: number,
-    fixedCap: number,
+    private readonly fixedCap: number,
   ) {
     this.phase = rules ? 'ramp' : 'window';
     const adaptive = rules?.adaptiveCap;
@@ -170,7 +178,23 @@ export class SteadyWindow {
     this.noteMaxInFlight();
     const measured = this.phase === 'window' || (this.phase === 'ramp' && this.rules?.measureRamp === true);
     if (measured) this.sentInWindow++;
+    this.checkInFlightLimit(now);
     return measured;
+  }
+
+  /** The open loop's in-flight limit (saturationStop.maxInFlight) reached: this send is the row's last. */
+  private checkInFlightLimit(now: number): void {
+    const limit = this.rules?.saturationStop?.maxInFlight;
+    // A client cap (--max-concurrency) already bounds the requests in flight: the user chose it.
+    if (limit === undefined || this.fixedCap !== Infinity || this.phase === 'closed') return;
+    const inFlight = this.sentTotal - this.completed;
+    if (inFlight < limit) return;
+    const secs = ((now - this.startMs) / 1000).toFixed(1);
+    this.overSaturated =
+      `over-saturated: ${inFlight} requests in flight, the most an open loop holds (past it they would wait in the client), ` +
+      `${this.completed} completions for ${this.sentTotal} sends in ${secs} s`;
+    this.stopped = `stopped early, ${this.overSaturated}`;
+    this.close(now);
   }
 
   /** Sending may go on at `now`. */
@@ -180,7 +204,7 @@ export class SteadyWindow {
   }
 
   /** A request finished (ok or failed); its send time tells which cap step it belongs to. */
-  onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'>): void {
+  onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'> & { warmup?: boolean }): void {
     const { sentAtMs, endAtMs } = record;
     const ok = record.status === 'ok';
     this.trackInFlight(endAtMs);
@@ -196,15 +220,20 @@ export class SteadyWindow {
     }
     if (ok || !this.rules) {
       this.failureStreak = 0;
+      this.streakInRamp = 0;
     } else if (endAtMs - sentAtMs < this.rules.fastFailureMs) {
       this.failureStreak++;
+      if (record.warmup === true) this.streakInRamp++;
       this.streakError = errorText(record) ?? 'failed';
       if (this.failureStreak >= this.rules.fastFailureStreak && this.stopped === undefined) {
-        this.stopped = `stopped after ${this.failureStreak} failures in a row, each within ${this.rules.fastFailureMs} ms (${this.streakError})`;
+        // The table counts measured requests only: say how many of the streak it shows, so the counts agree.
+        const split = this.streakInRamp > 0 ? ` (${this.failureStreak - this.streakInRamp} measured, ${this.streakInRamp} in the ramp-up)` : '';
+        this.stopped = `stopped after ${this.failureStreak} failures in a row${split}, each within ${this.rules.fastFailureMs} ms (${this.streakError})`;
         this.close(endAtMs);
       }
     } else {
       this.failureStreak = 0;
+      this.streakInRamp = 0;
     }
     if (ok && record.ttftMs !== undefined && record.ttftMs !== null && Number.isFinite(record.ttftMs)) this.minTtft = Math.min(this.minTtft, record.ttftMs);
     if (!this.capSettled && sentAtMs >= this.capChangedAt) {

@@ -58,11 +58,11 @@ export function paretoChart(plan: PlanResult): ChartDef {
   const frontier = points.filter((p) => p.frontier).sort((a, b) => a.perUser - b.perUser);
   const top = points.filter((p) => p.rank === 1);
   const x = { field: 'perUser', type: 'quantitative' as const, title: 'output tokens/s per user (1000 / mean ITL)', scale: { zero: false } };
-  const y = { field: 'perGpu', type: 'quantitative' as const, title: 'output tokens/s per GPU', scale: { zero: false } };
+  const y = { field: 'perGpu', type: 'quantitative' as const, title: 'output tokens/s per GPU at capacity', scale: { zero: false } };
   const tooltip = [
     { field: 'label', title: 'configuration' },
     { field: 'capacity', title: 'capacity/replica (req/s)', format: '.2f' },
-    { field: 'perGpu', title: 'tok/s per GPU', format: '.1f' },
+    { field: 'perGpu', title: 'tok/s per GPU at capacity', format: '.1f' },
     { field: 'perUser', title: 'tok/s per user', format: '.1f' },
     { field: 'costPerMillion', title: '$ per 1M output tokens', format: '.3f' },
     { field: 'rank', title: 'rank' },

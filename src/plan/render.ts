@@ -59,13 +59,14 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
   for (const n of plan.notes) out.push(`note: ${n}`);
   out.push(
     'note: capacity per replica is the highest rate one replica holds within the SLO (the search of `predict --profile capacity`, virtual time); ' +
-      'tok/s per GPU = the required output tokens/s over every GPU; tok/s per user = 1000 / mean ITL of one replica at its share of the load',
+      'tok/s per GPU at capacity = output tokens/s of one replica at its capacity over its GPUs (the Pareto chart\'s y axis; the required load per GPU is --json\'s tokensPerSecondPerGpu); ' +
+      'tok/s per user = 1000 / mean ITL of one replica at its share of the load',
   );
   return `${out.join('\n')}\n`;
 }
 
 function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table {
-  const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', 'Capacity/replica (req/s)', 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'Output tok/s per GPU', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
+  const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', 'Capacity/replica (req/s)', 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'Output tok/s per GPU at capacity', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
   if (withReasons) headers.push('Why not');
   return {
     headers,
@@ -81,7 +82,9 @@ function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table 
         c.totalGpus !== null ? String(c.totalGpus) : '—',
         usd(c.costPerHour),
         usd(c.costPerMillionOutputTokens, 3),
-        f(c.tokensPerSecondPerGpu, 1),
+        // At capacity (what one GPU can serve, the Pareto chart's y axis), not the required load per GPU, which is the
+        // header's output tokens/s over the GPUs column and the same in every row of equal size (--json: tokensPerSecondPerGpu).
+        f(c.atCapacity?.outputTokensPerSPerGpu, 1),
         f(c.tokensPerSecondPerUser, 1),
         c.feasible ? f(c.atLoad?.p99TtftMs, 0) : '—',
         c.feasible ? f(c.atLoad?.p99ItlMs, 1) : '—',

@@ -25,7 +25,7 @@ export function findingLines(stages: readonly StageSummary[], opts: { goodput?: 
     out.push(
       mismatched === 0
         ? `prompt lengths: all ${compared} server-counted prompts had exactly the length the client built`
-        : `prompt lengths: ${compared - mismatched} of ${compared} matched the server's count exactly; the others were off by up to ${worst} tokens (pass --tokenizer for exact counts)`,
+        : `prompt lengths: ${compared - mismatched} of ${compared} matched the server's count exactly; the others were off by up to ${worst} token${worst === 1 ? '' : 's'} (pass --tokenizer for exact counts)`,
     );
   }
   if (outputOff > 0) {

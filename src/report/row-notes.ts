@@ -34,7 +34,8 @@ export function failureWarningLine(rows: readonly StageSummary[]): string | unde
 export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   const rows = [...stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
   const out: string[] = [];
-  const repeated = rows.find((s) => (s.repeats?.length ?? 0) > 1 || Object.values(s.intervals ?? {}).some((c) => c.n > 1));
+  // Rows whose intervals were dropped (identical repeats of a simulation, cli/run-outcome.ts) show no ±: no note either.
+  const repeated = rows.find((s) => s.intervals !== undefined && ((s.repeats?.length ?? 0) > 1 || Object.values(s.intervals).some((c) => c.n > 1)));
   if (repeated) {
     const n = repeated.repeats?.length ?? Object.values(repeated.intervals ?? {})[0]?.n ?? 0;
     out.push(`± 95% interval (Student t, ${n - 1} degrees of freedom) of the mean over ${n} runs of each row; figures are the means of the runs' figures, each run is kept in summary.json (stages[].repeats)`);

@@ -319,10 +319,13 @@ export function compareSeedTables(tables: SeedTable[], opts: { calibration?: Cal
 }
 
 /** Predicted vs published for every figure of the given scenarios; one that cannot run gives NaN with the reason. */
-export function compareScenarios(scenarios: SeedScenario[]): SeedComparisonRow[] {
+export function compareScenarios(scenarios: SeedScenario[], onProgress?: (done: number, total: number) => void): SeedComparisonRow[] {
   const rows: SeedComparisonRow[] = [];
   const cache = new Map<string, ResolvedSimEngine>();
+  let done = 0;
   for (const sc of scenarios) {
+    if (done > 0) onProgress?.(done, scenarios.length);
+    done++;
     const key = JSON.stringify({ ...sc.engine, calibration: undefined });
     let s: StageSummary | undefined;
     let failure: string | undefined;

@@ -171,6 +171,9 @@ const health = z.object({
   clientCpuShare: z.number(),
   clientLimited: z.boolean(),
   warning: z.string().optional(),
+  dispatchLagSamples: z.number().optional(),
+  mainThreadCpuShare: z.number().optional(),
+  cpuWaitShare: z.number().optional(),
   workers: z
     .array(z.object({ index: z.number(), eventLoopUtilization: z.number(), eventLoopDelayP99Ms: z.number(), requests: z.number() }))
     .optional(),

@@ -166,7 +166,7 @@ export class H1Client implements HttpClient, ConnectionOwner {
         a.rec.ex.retries = a.retries;
         a.conn = undefined;
         this.assign(a);
-      } else this.end(a, 'E_RESET', `connection closed by the server (${code})`);
+      } else this.end(a, 'E_RESET', closedMessage(a.rec.replyStarted || c.reader.replyStarted, code));
     }
     c.attempt = undefined;
     c.socket.destroy();
@@ -244,4 +244,10 @@ function connectError(code: string, message: string): [ErrorCode, string] {
     default:
       return ['E_CONNECT', `${code}: ${message}`];
   }
+}
+
+/** Why a request ended on a closed connection, in words: UND_ERR_SOCKET (a plain close) is our own name, not the user's. */
+function closedMessage(replyStarted: boolean, code: string): string {
+  const what = replyStarted ? 'the server closed the connection in the middle of its reply' : 'the server closed the connection without a reply';
+  return code === 'UND_ERR_SOCKET' ? what : `${what} (${code})`;
 }

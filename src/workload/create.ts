@@ -2,7 +2,7 @@ import { configError } from '../core/errors.js';
 import type { ChatMessage } from '../dialects/types.js';
 import { conversationWorkload } from './conversation.js';
 import { datasetWorkload, type DatasetSpec } from './dataset-workload.js';
-import { describeLength, sampleLength, type LengthDist } from './lengths.js';
+import { describeLength, lengthOf, sampleLength, type LengthDist } from './lengths.js';
 import { reencodeBuilder, wordCountBuilder, type PromptBuilder, type PromptShape } from './prompt-builder.js';
 import { cellRng, Stream } from './seeding.js';
 import { isServerTokenizer } from './server-tokenizer.js';
@@ -51,11 +51,11 @@ export function describeWorkload(spec: WorkloadSpec, tokenizerName?: string): st
   const prefix = 'prefix' in spec && spec.prefix ? `, ${spec.prefix.groups} shared prefixes of ${spec.prefix.tokens} tokens` : '';
   switch (spec.kind) {
     case 'synthetic':
-      return `synthetic prompts of ${describeLength(spec.prompt)} tokens${tok}, ${describeLength(spec.output)} output tokens${prefix}${chat}`;
+      return `synthetic prompts of ${lengthOf(spec.prompt, 'token')}${tok}, ${lengthOf(spec.output, 'output token')}${prefix}${chat}`;
     case 'dataset':
-      return `prompts from ${spec.path}${spec.numPrompts ? ` (${spec.numPrompts} sampled)` : ''}${tok}, ${spec.output ? `${describeLength(spec.output)} output tokens` : 'output lengths from the file'}${chat}`;
+      return `prompts from ${spec.path}${spec.numPrompts ? ` (${spec.numPrompts} sampled)` : ''}${tok}, ${spec.output ? lengthOf(spec.output, 'output token') : 'output lengths from the file'}${chat}`;
     case 'conversation':
-      return `conversations of ${describeLength(spec.turns)} turns, user messages of ${describeLength(spec.userTokens)} tokens${tok}, ${describeLength(spec.output)} output tokens, think time ${typeof spec.thinkTimeMs === 'number' ? `${spec.thinkTimeMs}` : describeLength(spec.thinkTimeMs)} ms${prefix}${chat}`;
+      return `conversations of ${lengthOf(spec.turns, 'turn')}, user messages of ${lengthOf(spec.userTokens, 'token')}${tok}, ${lengthOf(spec.output, 'output token')}, think time ${typeof spec.thinkTimeMs === 'number' ? `${spec.thinkTimeMs}` : describeLength(spec.thinkTimeMs)} ms${prefix}${chat}`;
     case 'trace':
       return `trace replay of ${spec.path}${spec.timeScale && spec.timeScale !== 1 ? ` at time scale ${spec.timeScale}` : ''}${tok}${chat}`;
   }

@@ -17,11 +17,13 @@ export interface DatasetSpec {
   shuffle?: boolean;
   /** Overrides every output length (file values and ShareGPT reference lengths). */
   output?: LengthDist;
+  /** Output length of entries the file gives none (no `output_tokens`, no reply to measure): `--output-tokens`. */
+  defaultOutputTokens?: number;
   chat?: boolean;
 }
 
-/** Output length when neither the file nor the flags give one. */
-export const DEFAULT_DATASET_OUTPUT_TOKENS = 256;
+/** Output length when neither the file nor the spec gives one: `--output-tokens`' default (run-options.ts), as --help says. */
+export const DEFAULT_DATASET_OUTPUT_TOKENS = 128;
 
 export async function datasetWorkload(spec: DatasetSpec, tokenizer: Tokenizer, seed: number, description: string): Promise<Workload> {
   const data = await loadDataset(spec.path, {
@@ -45,8 +47,12 @@ export async function datasetWorkload(spec: DatasetSpec, tokenizer: Tokenizer, s
     return spec.chat ? messages.reduce((n, m) => n + tokenizer.encode(m.content).length, 0) : countPromptTokens(tokenizer, e.prompt);
   };
   const skipped = data.skipped > 0 ? `, ${data.skipped} conversations without a reply skipped` : '';
+  const fallback = spec.defaultOutputTokens ?? DEFAULT_DATASET_OUTPUT_TOKENS;
+  // Said, not silent: entries with no output length of their own ask for --output-tokens' value.
+  const unsized = spec.output ? 0 : chosen.filter((e) => e.outputTokens === undefined && e.reference === undefined).length;
+  const sized = unsized === 0 ? '' : `, ${unsized === chosen.length ? (unsized === 1 ? 'it has' : 'none has') : `${unsized} have`} no output_tokens: ${fallback} output tokens (--output-tokens)`;
   return {
-    description: `${description} [${data.format}, ${chosen.length} of ${data.entries.length} entries${skipped}]`,
+    description: `${description} [${data.format}, ${chosen.length} of ${data.entries.length} ${chosen.length === 1 && data.entries.length === 1 ? 'entry' : 'entries'}${skipped}${sized}]`,
     size: chosen.length,
     item(index) {
       const slot = index % chosen.length;
@@ -55,7 +61,7 @@ export async function datasetWorkload(spec: DatasetSpec, tokenizer: Tokenizer, s
       const e = chosen[slot] as DatasetEntry;
       const outputTokens = spec.output
         ? sampleLength(spec.output, cellRng(seed, Stream.outputLength, slot))
-        : (e.outputTokens ?? (e.reference !== undefined ? Math.max(1, tokenizer.encode(e.reference).length) : DEFAULT_DATASET_OUTPUT_TOKENS));
+        : (e.outputTokens ?? (e.reference !== undefined ? Math.max(1, tokenizer.encode(e.reference).length) : fallback));
       // Counted lazily: only the entries a run uses pay for tokenization.
       item = {
         prompt: e.prompt,

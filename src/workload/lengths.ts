@@ -25,6 +25,11 @@ function clip(n: number, min = 1, max = Number.POSITIVE_INFINITY): number {
   return Math.min(Math.max(n, Math.max(1, min)), max);
 }
 
+/** A length with its noun, singular for exactly one ("1 token", "128 tokens", "normal(256, 64) tokens"). */
+export function lengthOf(dist: LengthDist, noun: string): string {
+  return `${describeLength(dist)} ${dist.kind === 'fixed' && dist.value === 1 ? noun : `${noun}s`}`;
+}
+
 export function describeLength(dist: LengthDist): string {
   switch (dist.kind) {
     case 'fixed':

@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.js';
 
 /** Only the fields HealthMonitor reads. */
 function stage(kind: StageSummary['kind'], timerLagP99: number): StageSummary {
-  return { kind, metrics: { timerLagMs: { p99: timerLagP99 } } } as unknown as StageSummary;
+  return { kind, metrics: { timerLagMs: { p99: timerLagP99, count: 20 } } } as unknown as StageSummary;
 }
 
 function busy(ms: number): void {
@@ -40,15 +40,21 @@ describe('client health', () => {
     }
     const h = monitor.finish([]);
     expect(h.eventLoopDelayP99Ms).toBeGreaterThan(20);
-    expect(h.clientLimited).toBe(true);
     expect(h.warning).toMatch(/event-loop delay p99/);
-    expect(healthLine(h)).toMatch(/^client health: dispatch lag p99 [\d.]+ ms, event-loop delay p99 [\d.]+ ms, client CPU \d+%\nWARNING: the client may be the bottleneck/);
+    // Whom it blames follows the thread's CPU, which a loaded machine lowers (the spin waits for a core too):
+    // the decision itself is tested on fixed figures in test/cli/honest-texts.test.ts.
+    const own = h.mainThreadCpuShare ?? h.clientCpuShare;
+    expect(h.clientLimited).toBe(own >= 0.5);
+    expect(healthLine(h)).toMatch(/^client health: dispatch lag p99 —, event-loop delay p99 [\d.]+ ms, client CPU \d+%.*\nWARNING: /);
   });
 
-  it('warns on a late schedule even when the loop looks idle', () => {
+  it('warns on a late schedule even when the loop looks idle, without blaming an idle client', () => {
     const h = new HealthMonitor().finish([stage('open', 50)]);
-    expect(h.clientLimited).toBe(true);
     expect(h.warning).toMatch(/dispatch lag p99 50\.0 ms/);
+    if ((h.mainThreadCpuShare ?? h.clientCpuShare) < 0.5) {
+      expect(h.clientLimited).toBe(false);
+      expect(h.warning).toMatch(/^timers fired late .* while the client was mostly idle/);
+    }
   });
 
   it('inferbench run prints one health line and stores the fields in summary.json', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { planCommand } from '../../src/cli/plan-command.js';
 import { resolvePlanOptions, type PlanFlags } from '../../src/cli/plan-options.js';
-import { paretoPoints } from '../../src/plan/chart.js';
+import { paretoChart, paretoPoints } from '../../src/plan/chart.js';
 import { evaluateCandidate } from '../../src/plan/evaluate.js';
 import { workerLane } from '../../src/plan/pool.js';
 import { planJson } from '../../src/plan/outputs.js';
@@ -78,6 +78,20 @@ describe('plan (virtual time, one thread)', () => {
     const json = planJson(exhaustive, '0.0.0') as { candidates: Array<Record<string, unknown>>; counts: object; verification: object };
     expect(Object.keys(json.candidates[0] ?? {})).toEqual(expect.arrayContaining(['gpu', 'gpus', 'quant', 'engine', 'replicas', 'feasible', 'reason', 'capacityPerReplica', 'costPerHour', 'costPerMillionOutputTokens', 'tokensPerSecondPerGpu', 'tokensPerSecondPerUser']));
     expect(json.verification).toBeTruthy();
+  });
+
+  it("names the table's tok/s per GPU for what it is: at capacity, the Pareto chart's axis, and not the same in every row (issue 36 item 10)", () => {
+    const text = renderPlan(exhaustive, { top: 24, launches: 0, all: false });
+    const lines = text.split('\n').filter((l) => l.startsWith('|'));
+    const cells = (l: string): string[] => l.split('|').slice(1, -1).map((x) => x.trim());
+    const col = cells(lines[0] as string).indexOf('Output tok/s per GPU at capacity');
+    expect(col).toBeGreaterThan(0);
+    const feasible = exhaustive.candidates.filter((c) => c.feasible);
+    const shown = lines.slice(2).map((l) => cells(l)[col]);
+    expect(shown).toEqual(feasible.map((c) => (c.atCapacity?.outputTokensPerSPerGpu as number).toFixed(1)));
+    expect(new Set(shown).size).toBeGreaterThan(1);
+    expect(text).toMatch(/tok\/s per GPU at capacity = output tokens\/s of one replica at its capacity over its GPUs/);
+    expect(JSON.stringify(paretoChart(exhaustive))).toMatch(/output tokens\/s per GPU at capacity/);
   });
 
   it('puts every configuration with a capacity on the Pareto chart and marks the frontier', () => {
