@@ -240,6 +240,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...(opts.slo ? { slo: opts.slo } : {}),
       ...(opts.repeat ? { repeat: opts.repeat } : {}),
       ...(opts.steadyState ? { steadyState: true } : {}),
+      stallMs: opts.stallSeconds * 1000,
       beforeStage: (_spec, _i, prior) => {
         const prev = prior[prior.length - 1];
         // The probe's idle level: the synchronous row's TTFT (embeddings: its latency, which the probe then times).
@@ -248,7 +249,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
           ...(telemetry.hasGauges ? { readGauges: () => telemetry.readNow() } : {}),
           probe: () => probeTtft(target as HttpTarget, dialect, model, setup.workload),
           ...(idle ? { idleTtftMs: idle.median, ...(dialect.embeddings ? { probeLabel: 'latency' } : {}) } : {}),
-          leftRequests: prev !== undefined && (prev.requests.incomplete > 0 || prev.stoppedEarly !== undefined),
+          // The cool-down's cancelled requests count too: a server may keep running abandoned requests.
+          leftRequests: prev !== undefined && (prev.requests.incomplete > 0 || (prev.requests.cooldownCut ?? 0) > 0 || prev.stoppedEarly !== undefined),
           boundMs: opts.idleWaitSeconds * 1000,
           signal: abort.signal,
         });
@@ -378,6 +380,8 @@ const engineWithVersion = (found: DetectedEngine): string => `${found.engine}${f
  * will not get better at the next rate: stop there with what to do.
  */
 function hopelessReason(s: StageSummary, api: string, url: string): string | undefined {
+  // A server that accepts requests and answers none: every row after would wait the same way.
+  if (s.serverSilent) return `${s.label}: ${s.stoppedEarly ?? 'no reply from the server'}; not one request completed, so the run stops here`;
   // A row that stopped on a streak of fast failures with nothing to show: the next row would only repeat it.
   if (s.stoppedEarly && s.requests.ok === 0 && s.overSaturated === undefined) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request`;
   if (s.requests.ok > 0 || s.requests.errors === 0 || !s.firstError) return undefined;

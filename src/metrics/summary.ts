@@ -73,8 +73,10 @@ export interface StageSummary {
     inFlightAtOpen?: number;
     inFlightAtClose?: number;
   };
-  /** Why the row stopped sending before its limit (a streak of fast failures). */
+  /** Why the row stopped sending before its limit (a streak of fast failures, a server that answers nothing). */
   stoppedEarly?: string;
+  /** The row stopped on its stall limit with not one request completed: the server answered nothing. */
+  serverSilent?: boolean;
   /** Why the row's figures may not describe a steady state (printed under the table). */
   steadyWarnings?: string[];
   /** Open loop: why the row was overloaded (it did not keep up with its target), when it was. */
@@ -104,8 +106,12 @@ export interface StageSummary {
    * usage, or (source 'server-metrics') only as a hit rate over the row in its own /metrics (requests: the row's).
    */
   unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number; source?: 'server-metrics' };
-  /** retried: requests sent again on a fresh connection, not failures (absent = none). */
-  requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number };
+  /**
+   * retried: requests sent again on a fresh connection, not failures (absent = none). warmup: sent in the ramp-up;
+   * cooldown: sent after the window closed while the load stayed on for its last requests, of which cooldownCut
+   * were cancelled once those had finished (both unmeasured, kept in requests.jsonl; absent = none).
+   */
+  requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number; cooldown?: number; cooldownCut?: number };
   /** Failed requests by error code; HTTP errors as `E_HTTP_STATUS:<status>`. */
   errorsByCode: Record<string, number>;
   /** errors / (ok + errors): requests cut by the run's end or a stop are counted apart, as incomplete. */
@@ -198,7 +204,11 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     durationS,
     startedAtMs: result.startedAtMs,
     endedAtMs: result.endedAtMs,
-    requests: { total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup, ...(acc.retried > 0 ? { retried: acc.retried } : {}) },
+    requests: {
+      total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup,
+      ...(acc.retried > 0 ? { retried: acc.retried } : {}),
+      ...(acc.cooldown > 0 ? { cooldown: acc.cooldown, cooldownCut: acc.cooldownCut } : {}),
+    },
     errorsByCode: acc.errorsByCode,
     failureShare: acc.ok + acc.errors > 0 ? acc.errors / (acc.ok + acc.errors) : 0,
     requestThroughput: rate(okDone),
@@ -233,6 +243,10 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     };
   }
   if (w?.stoppedEarly) summary.stoppedEarly = w.stoppedEarly;
+  if (result.stalled) {
+    summary.stoppedEarly ??= result.stalled.reason;
+    if (result.stalled.completed === 0) summary.serverSilent = true;
+  }
   const firstError = acc.firstError ?? acc.firstIncomplete;
   if (firstError) summary.firstError = firstError;
   if (spec.kind === 'closed') summary.concurrency = spec.concurrency;
@@ -364,7 +378,7 @@ function steadyWarnings(s: StageSummary, unsettled: boolean): string[] {
   if (unsettled) out.push(`the ramp-up had not settled after ${(s.window?.startS ?? 0).toFixed(1)} s (its requests were still getting slower): the window opened anyway`);
   const e2e = s.metrics.e2eMs?.median;
   if (e2e !== undefined && s.durationS > 0 && e2e / 1000 > s.durationS) {
-    out.push(`requests took ${(e2e / 1000).toFixed(1)} s (median), longer than the ${s.durationS.toFixed(1)}-s window: their latencies include the drain after sending stopped; raise --max-seconds to ${Math.ceil((2 * e2e) / 1000)} or more`);
+    out.push(`requests took ${(e2e / 1000).toFixed(1)} s (median), longer than the ${s.durationS.toFixed(1)}-s window: the window holds less than one request's lifetime, so the load may not have settled in it; raise --max-seconds to ${Math.ceil((2 * e2e) / 1000)} or more`);
   }
   if (s.requests.ok > 0 && s.requests.ok < MIN_PERCENTILE_SAMPLES) {
     out.push(`${s.requests.ok} successful requests: percentiles rest on fewer than ${MIN_PERCENTILE_SAMPLES} samples`);

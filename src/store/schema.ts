@@ -37,6 +37,8 @@ const stage = z.object({
     incomplete: z.number().default(0),
     warmup: z.number().default(0),
     retried: z.number().optional(),
+    cooldown: z.number().optional(),
+    cooldownCut: z.number().optional(),
   }),
   errorsByCode: z.record(z.string(), z.number()).default({}),
   failureShare: z.number().default(0),
@@ -73,6 +75,7 @@ const stage = z.object({
     })
     .optional(),
   stoppedEarly: z.string().optional(),
+  serverSilent: z.boolean().optional(),
   steadyWarnings: z.array(z.string()).optional(),
   overload: z.string().optional(),
   unintendedCache: z.object({ requests: z.number(), meanCachedTokens: z.number(), shareOfPromptTokens: z.number(), source: z.literal('server-metrics').optional() }).optional(),
