@@ -66,7 +66,7 @@ describe('a server that accepts requests and never answers', () => {
     expect(res.code, res.stderr).toBe(1);
     const line = /no reply from the server in 1 s \((\d+) requests open\): stopped/.exec(res.stderr);
     expect(line, res.stderr).not.toBeNull();
-    expect(res.stderr).toMatch(/^error: asynchronous@2\.00 req\/sec: no reply from the server in 1 s \(\d+ requests open\): stopped; not one request completed, so the run stops here$/m);
+    expect(res.stderr).toMatch(/^error: asynchronous@2\.00 req\/sec: no reply from the server in 1 s \(\d+ requests open\): stopped; not one request completed, so the run stops here \(requests that take longer need a longer --stall-timeout\)$/m);
     const open = Number(line?.[1]);
     // Sent at 0 and 0.5 s at least before a second without an answer.
     expect(open).toBeGreaterThanOrEqual(2);
@@ -103,7 +103,7 @@ describe('a server that accepts requests and never answers', () => {
       '--output-tokens', '2', '--max-seconds', '1', '--stall-timeout', '1', '--idle-wait', '1', '--out', out, '--no-progress',
     ]);
     expect(res.code, res.stderr).toBe(1);
-    expect(res.stderr).toMatch(/^error: concurrent@2: no reply from the server in 1 s \(2 requests open\): stopped; not one request completed, so the run stops here$/m);
+    expect(res.stderr).toMatch(/^error: concurrent@2: no reply from the server in 1 s \(2 requests open\): stopped; not one request completed, so the run stops here \(requests that take longer need a longer --stall-timeout\)$/m);
     const { doc, records } = readRunFolder(out);
     expect(doc.stages.map((s) => s.label)).toEqual(['concurrent@1', 'concurrent@2']);
     expect(doc.stages[0]?.requests.ok).toBeGreaterThan(0);
