@@ -37,7 +37,7 @@ export interface DriverOptions {
    * in-flight requests may still finish before they are cancelled.
    */
   drainMs?: number;
-  /** Cancels whatever is still in flight (called after the drain period), saying why. */
+  /** Cancels whatever is still in flight (over-saturation, the cool-down's end, the drain limit, a silent server), saying why. */
   cancelInFlight?: (reason?: string) => void;
   onRecord?: (record: RequestRecord) => void;
   onDispatch?: () => void;
