@@ -4,6 +4,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { Slo } from '../metrics/summary.js';
 import { createArrivalProcess } from './arrivals.js';
 import { COOLDOWN_OVER, SteadyWindow } from './window.js';
+import { StallWatch, stallReason } from './stall.js';
 import { closedLoopCountShare, ownsArrival, shardWindowRules, shareOf, type ShardSpec } from './shard.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageResult, StageSpec } from './types.js';
@@ -100,9 +101,6 @@ export async function runStageRealtime(
     opts.onRecord?.(record);
   };
   let inFlight = 0;
-  /** When requests were last open with none before them, and when one last completed (the stall check, below). */
-  let busySince = startedAtMs;
-  let lastCompletionAt = startedAtMs;
   const inFlightDone = new Set<Promise<void>>();
   let slotWaiter: (() => void) | undefined;
   const wake = (): void => {
@@ -156,7 +154,8 @@ export async function runStageRealtime(
     // Shards: the trace entry or the id picks the item, so no two shards send the same prompt.
     const itemIndex = replay ? (arrival ?? dispatched) : sharded ? id : itemBase + dispatched;
     dispatched++;
-    if (inFlight++ === 0) busySince = realClock.now();
+    inFlight++;
+    stall?.onSend();
     opts.onDispatch?.();
     const measured = window.onSend(realClock.now());
     const warmup = spec.window ? !measured : realClock.now() < warmupEnd && warmupSeconds > 0;
@@ -173,12 +172,12 @@ export async function runStageRealtime(
       .then((record) => {
         keep(record);
         completedInRow++;
-        lastCompletionAt = realClock.now();
         window.onComplete(record);
         checkCooldown();
       })
       .finally(() => {
         inFlight--;
+        stall?.onDone();
         inFlightDone.delete(p);
         wake();
       });
@@ -201,27 +200,20 @@ export async function runStageRealtime(
     };
     closeTimer = setTimeout(poll, 50);
   }
-  // A server that accepts requests and never answers: stop the row once nothing has completed for stallMs while
-  // requests were open, rather than piling up requests until their own timeouts (minutes).
-  let stallTimer: NodeJS.Timeout | undefined;
+  // A server that accepts requests and never answers: stop the row, and cancel what is open (stall.ts).
   const stallMs = spec.stallMs;
-  if (stallMs !== undefined && Number.isFinite(stallMs)) {
-    const watch = (): void => {
-      const now = realClock.now();
-      if (!halted && inFlight > 0 && now - Math.max(lastCompletionAt, busySince) >= stallMs) {
-        const reason = `no reply from the server in ${+(stallMs / 1000).toFixed(1)} s (${inFlight} requests open): stopped`;
-        halted = true;
-        stalled = { reason, completed: completedInRow };
-        window.stop(now, reason);
-        cut(reason);
-        rowStop.abort();
-        wake();
-        return;
-      }
-      stallTimer = setTimeout(watch, Math.min(1000, stallMs / 4));
-    };
-    stallTimer = setTimeout(watch, Math.min(1000, stallMs / 4));
-  }
+  const stall =
+    stallMs !== undefined && Number.isFinite(stallMs)
+      ? new StallWatch(stallMs, startedAtMs, (open, now) => {
+          const reason = stallReason(stallMs, open);
+          halted = true;
+          stalled = { reason, completed: completedInRow };
+          window.stop(now, reason);
+          cut(reason);
+          rowStop.abort();
+          wake();
+        })
+      : undefined;
 
   if (spec.kind === 'closed') {
     const worker = async (): Promise<void> => {
@@ -281,7 +273,7 @@ export async function runStageRealtime(
     }
     await drain;
   }
-  clearTimeout(stallTimer);
+  stall?.stop();
   opts.signal?.removeEventListener('abort', onRunAbort);
   const endedAtMs = realClock.now();
   return {

@@ -108,8 +108,8 @@ export interface StageSummary {
   unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number; source?: 'server-metrics' };
   /**
    * retried: requests sent again on a fresh connection, not failures (absent = none). warmup: sent in the ramp-up;
-   * cooldown: sent after the window closed while the load stayed on for its last requests, of which cooldownCut
-   * were cancelled once those had finished (both unmeasured, kept in requests.jsonl; absent = none).
+   * cooldown: sent after the window closed while the load stayed on for its last requests; cooldownCut: unmeasured
+   * requests (the cool-down's, a ramp-up straggler) cancelled once those had finished (kept in requests.jsonl; absent = none).
    */
   requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number; cooldown?: number; cooldownCut?: number };
   /** Failed requests by error code; HTTP errors as `E_HTTP_STATUS:<status>`. */
@@ -207,7 +207,7 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     requests: {
       total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup,
       ...(acc.retried > 0 ? { retried: acc.retried } : {}),
-      ...(acc.cooldown > 0 ? { cooldown: acc.cooldown, cooldownCut: acc.cooldownCut } : {}),
+      ...(acc.cooldown > 0 || acc.cooldownCut > 0 ? { cooldown: acc.cooldown, cooldownCut: acc.cooldownCut } : {}),
     },
     errorsByCode: acc.errorsByCode,
     failureShare: acc.ok + acc.errors > 0 ? acc.errors / (acc.ok + acc.errors) : 0,
