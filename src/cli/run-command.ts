@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { imageApiFor } from '../config/image-options.js';
-import type { RunOptions } from '../config/run-options.js';
+import { DEFAULT_STALL_SECONDS, type RunOptions } from '../config/run-options.js';
 import { InferbenchError, configError } from '../core/errors.js';
 import { shortError } from '../core/short-error.js';
 import { type DetectedEngine, detectEngine, listModels } from '../dialects/detect.js';
@@ -253,6 +253,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       ...(opts.slo ? { slo: opts.slo } : {}),
       ...(opts.repeat ? { repeat: opts.repeat } : {}),
       ...(opts.steadyState ? { steadyState: true } : {}),
+      // A resumed run from before --stall-timeout existed has none in its manifest.
+      stallMs: (opts.stallSeconds ?? DEFAULT_STALL_SECONDS) * 1000,
       beforeStage: (_spec, _i, prior) => {
         const prev = prior[prior.length - 1];
         // The probe's idle level: the synchronous row's TTFT (embeddings: its latency, which the probe then times).
@@ -261,8 +263,9 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
           ...(telemetry.hasGauges ? { readGauges: () => telemetry.readNow() } : {}),
           probe: () => probeTtft(target as HttpTarget, dialect, model, setup.workload),
           ...(idle ? { idleTtftMs: idle.median, ...(dialect.embeddings ? { probeLabel: 'latency' } : {}) } : {}),
-          leftRequests: prev !== undefined && ((cutByRow.get(prev.index) ?? 0) > 0 || prev.requests.incomplete > 0 || prev.stoppedEarly !== undefined),
-          ...(prev ? { cutRequests: Math.max(cutByRow.get(prev.index) ?? 0, prev.requests.incomplete), previousLabel: prev.label } : {}),
+          // Cut requests (an over-saturated stop, the cool-down's cancellations) count: a server may keep running abandoned requests.
+          leftRequests: prev !== undefined && ((cutByRow.get(prev.index) ?? 0) > 0 || prev.requests.incomplete > 0 || (prev.requests.cooldownCut ?? 0) > 0 || prev.stoppedEarly !== undefined),
+          ...(prev ? { cutRequests: Math.max(cutByRow.get(prev.index) ?? 0, prev.requests.incomplete + (prev.requests.cooldownCut ?? 0)), previousLabel: prev.label } : {}),
           boundMs: opts.idleWaitSeconds * 1000,
           signal: abort.signal,
         });
@@ -398,6 +401,10 @@ const engineWithVersion = (found: DetectedEngine): string => `${found.engine}${f
  * will not get better at the next rate: stop there with what to do.
  */
 function hopelessReason(s: StageSummary, api: string, url: string): string | undefined {
+  // A server that accepts requests and answers none: every row after would wait the same way.
+  if (s.serverSilent) {
+    return `${s.label}: ${s.stoppedEarly ?? 'no reply from the server'}; not one request completed, so the run stops here (requests that take longer need a longer --stall-timeout)`;
+  }
   // A row that stopped on a streak of fast failures with nothing to show: the next row would only repeat it.
   if (s.stoppedEarly && s.requests.ok === 0 && s.overSaturated === undefined) return `${s.label}: ${s.stoppedEarly}; the server is refusing every request${notAnInferenceServer(s)}`;
   if (s.requests.ok > 0 || s.requests.errors === 0 || !s.firstError) return undefined;

@@ -88,7 +88,8 @@ export function runFlags(): Option[] {
     opt(sources, '--images <n>', 'multimodal chat: N synthetic noise PNGs (seeded) after the text of every request'),
     opt(sources, '--image-size <WxH>', 'with --images: pixels of each image', { shown: '512x512' }),
 
-    opt(limits, '--drain <time>', 'after --max-seconds, how long requests in flight may finish', { value: '30', shown: '30s' }),
+    opt(limits, '--drain <time>', "after a row's window, how long its measured requests may take to finish (the load stays on meanwhile)", { value: '30', shown: '30s' }),
+    opt(limits, '--stall-timeout <time>', 'stop a row when requests are open and none has finished for this long (at least 10× the synchronous latency once known); the run stops if nothing ever finished', { value: '30', shown: '30s' }),
     opt(limits, '--idle-wait <time>', 'before each row, wait this long at most for an idle server (0 = do not)', { value: '60', shown: '60s' }),
 
     opt(GROUP.scale, '--workers <n>', "load-generating threads, each with its own connections: N or auto (one unless the load needs more)", { value: '1' }),

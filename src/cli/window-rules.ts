@@ -4,6 +4,9 @@ import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, MAX_WINDOW_MS } from '../lo
 const RATES =
   'throughput = completions inside the window / its length (tokens counted as generated inside it), send rate = sends inside / length; ' +
   'latencies over the requests sent inside the window, each followed to its end';
+const COOLDOWN =
+  'after the window the load stays on (the same arrivals, streams or cap; an unmeasured cool-down, saved with "cooldown": true) ' +
+  'until every request measured in it has finished, then what is left is cancelled, so its last requests never finish on a draining server';
 const TAIL = 'percentiles over successful requests, failures shown beside them.';
 
 /**
@@ -34,7 +37,7 @@ export function describeWindowRules(opts: RunOptions): string {
     'when the first request completes (closed loops), when a request sent after the first completion completes (open loops), ' +
     'or after the in-flight cap was found (throughput rows: cap ×4 from 16 while the completion rate still grows 15%) — ' +
     "(what an open loop or throughput row sent before is ramp-up: saved, left out of the figures; a closed loop's first requests already ran at its N in flight and are measured) " +
-    `and ${close}${allAtOnce(opts)}; ${RATES}; ${TAIL}`
+    `and ${close}; ${COOLDOWN}${allAtOnce(opts)}; ${RATES}; ${TAIL}`
   );
 }
 

@@ -83,6 +83,7 @@ export interface RawRunFlags {
   timeoutIdle?: string;
   timeoutRequest?: string;
   drain?: string;
+  stallTimeout?: string;
   progress?: boolean;
   resume?: string;
   records?: string;
@@ -156,6 +157,8 @@ export interface RunOptions {
   forceLength: boolean;
   timeouts: Partial<Timeouts>;
   drainSeconds: number;
+  /** `--stall-timeout`: a row stops once requests are open and none has completed for this long (or 10× the synchronous latency). */
+  stallSeconds: number;
   progress: boolean;
   /** Continue the run in this folder from its first unfinished row. */
   resume?: string;
@@ -226,6 +229,8 @@ function parseWorkers(raw: string | undefined, p: Problems): number | 'auto' {
  * `predict` use the same rules, so a prediction and a measurement of one setup compare like with like.
  */
 export const DEFAULT_STAGE_SECONDS = 5;
+/** `--stall-timeout`'s default: a row with requests open and none finished this long stops (a silent server). */
+export const DEFAULT_STALL_SECONDS = 30;
 
 /**
  * Validate every flag at once; throws one E_CONFIG error listing all problems. `notices` receives one line per
@@ -268,6 +273,7 @@ export function resolveRunOptions(
     forceLength: raw.forceLength !== false,
     timeouts: {},
     drainSeconds: parseDuration('--drain', raw.drain, p, { min: 0 }) ?? 30,
+    stallSeconds: parseDuration('--stall-timeout', raw.stallTimeout, p, { positive: true }) ?? DEFAULT_STALL_SECONDS,
     progress: raw.progress !== false,
     records: { kind: 'full' },
     gridLatencyLoad: parseGridLatencyLoad(raw.gridLatencyLoad, p),

@@ -28,6 +28,11 @@ export interface BenchmarkHooks {
   markStage?(index: number, edge: 'start' | 'end'): Promise<void>;
   onStageStart?(spec: StageSpec, index: number): void;
   onStageEnd?(summary: StageSummary, result: StageResult): void;
+  /**
+   * Real runs (`--stall-timeout`): a row stops once requests are open and none has completed for this long — or
+   * for 10× the synchronous row's median latency, once a synchronous row has run and that is longer.
+   */
+  stallMs?: number;
   /** Asked after each stage: a reason string ends the run there (e.g. every request was refused). */
   stopReason?(summary: StageSummary): string | undefined;
 }
@@ -47,8 +52,9 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
   let nextId = hooks.firstRequestId ?? 0;
   for (;;) {
     if (hooks.signal?.aborted) break;
-    const spec = nextStage(cfg, stages);
-    if (!spec) break;
+    const next = nextStage(cfg, stages);
+    if (!next) break;
+    const spec = hooks.stallMs !== undefined ? { ...next, stallMs: stallLimitMs(hooks.stallMs, stages) } : next;
     const index = stages.length;
     const repeats = Math.max(1, hooks.repeat ?? 1);
     const runs: StageSummary[] = [];
@@ -91,4 +97,10 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     }
   }
   return { stages, results, interrupted: hooks.signal?.aborted === true };
+}
+
+/** A row's stall limit: the configured one, or 10× the synchronous latency (median) once known, whichever is longer. */
+export function stallLimitMs(configuredMs: number, done: readonly StageSummary[]): number {
+  const sync = done.find((s) => s.label === 'synchronous')?.metrics.e2eMs?.median;
+  return Math.max(configuredMs, sync !== undefined && Number.isFinite(sync) ? 10 * sync : 0);
 }

@@ -3,7 +3,8 @@ import { StageAccumulator } from '../metrics/accumulator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Slo } from '../metrics/summary.js';
 import { createArrivalProcess } from './arrivals.js';
-import { SteadyWindow } from './window.js';
+import { COOLDOWN_OVER, SteadyWindow } from './window.js';
+import { StallWatch, stallReason } from './stall.js';
 import { closedLoopCountShare, ownsArrival, shardWindowRules, shareOf, type ShardSpec } from './shard.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageResult, StageSpec } from './types.js';
@@ -32,9 +33,12 @@ export interface DriverOptions {
   seed: number;
   /** Stops dispatching; the caller aborts in-flight requests through its transport. */
   signal?: AbortSignal;
-  /** After maxSeconds, how long in-flight requests may still finish before they are cancelled. */
+  /**
+   * After maxSeconds (a windowed row: after its window closed, while the cool-down keeps the load on), how long
+   * in-flight requests may still finish before they are cancelled.
+   */
   drainMs?: number;
-  /** Cancels whatever is still in flight (called after the drain period), saying why. */
+  /** Cancels whatever is still in flight (over-saturation, the cool-down's end, the drain limit, a silent server), saying why. */
   cancelInFlight?: (reason?: string) => void;
   onRecord?: (record: RequestRecord) => void;
   onDispatch?: () => void;
@@ -104,9 +108,45 @@ export async function runStageRealtime(
     slotWaiter = undefined;
     w?.();
   };
+  // The drain bounds rows with a time limit only: a row of N requests (grid, --max-requests) waits for all.
+  const timeLimited = deadline !== Infinity || spec.window?.measureMs !== undefined;
+  const drainMs = timeLimited ? (opts.drainMs ?? Infinity) : Infinity;
+  // Wakes a sender sleeping until its next arrival when the row stops (a silent server, the end of the cool-down).
+  const rowStop = new AbortController();
+  const onRunAbort = (): void => rowStop.abort();
+  opts.signal?.addEventListener('abort', onRunAbort, { once: true });
+  /** The row stopped itself: nothing more is sent (a silent server). */
+  let halted = false;
+  let stalled: StageResult['stalled'];
+  /** What is still in flight was cancelled by the row itself (the cool-down's leftovers, or the drain limit). */
+  let cutInFlight = false;
+  let completedInRow = 0;
+  const cut = (reason: string): void => {
+    if (cutInFlight) return;
+    cutInFlight = true;
+    opts.cancelInFlight?.(reason);
+  };
   const stopped = (): boolean => {
-    if (opts.signal?.aborted === true || realClock.now() >= deadline || dispatched >= ownLimit) return true;
+    if (halted || opts.signal?.aborted === true || realClock.now() >= deadline || dispatched >= ownLimit) return true;
     return !window.sending(realClock.now());
+  };
+  /**
+   * The cool-down (window.ts) keeps the load on until every request measured in the window has finished; then what
+   * it still has in flight is cancelled. Measured requests still running --drain after the window closed are cut.
+   */
+  const checkCooldown = (): void => {
+    if (cutInFlight) return;
+    const now = realClock.now();
+    if (window.measuredRequestsDone) {
+      if (inFlight > 0) cut(COOLDOWN_OVER);
+      rowStop.abort();
+      wake();
+    } else if (window.coolingDown && now >= (window.closedAtMs as number) + drainMs) {
+      window.close(now);
+      cut(`still running ${drainMs / 1000} s after the row's time limit`);
+      rowStop.abort();
+      wake();
+    }
   };
 
   const launch = (scheduledAtMs: number, clientQueueMs = 0, arrival?: number): Promise<void> => {
@@ -115,17 +155,29 @@ export async function runStageRealtime(
     const itemIndex = replay ? (arrival ?? dispatched) : sharded ? id : itemBase + dispatched;
     dispatched++;
     inFlight++;
+    stall?.onSend();
     opts.onDispatch?.();
     const measured = window.onSend(realClock.now());
     const warmup = spec.window ? !measured : realClock.now() < warmupEnd && warmupSeconds > 0;
+    // Sent after the window closed: the cool-down that keeps the load on for the window's last requests.
+    const cooldown = !measured && window.closedAtMs !== null;
+    const keep = cooldown
+      ? (record: RequestRecord): void => {
+          record.cooldown = true;
+          take(record);
+        }
+      : take;
     const p = opts
-      .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: take })
+      .execute({ id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: keep })
       .then((record) => {
-        take(record);
+        keep(record);
+        completedInRow++;
         window.onComplete(record);
+        checkCooldown();
       })
       .finally(() => {
         inFlight--;
+        stall?.onDone();
         inFlightDone.delete(p);
         wake();
       });
@@ -142,11 +194,26 @@ export async function runStageRealtime(
   let closeTimer: NodeJS.Timeout | undefined;
   if (spec.window) {
     const poll = (): void => {
+      checkCooldown();
       if (stopped()) return wake();
       closeTimer = setTimeout(poll, 50);
     };
     closeTimer = setTimeout(poll, 50);
   }
+  // A server that accepts requests and never answers: stop the row, and cancel what is open (stall.ts).
+  const stallMs = spec.stallMs;
+  const stall =
+    stallMs !== undefined && Number.isFinite(stallMs)
+      ? new StallWatch(stallMs, startedAtMs, (open, now) => {
+          const reason = stallReason(stallMs, open);
+          halted = true;
+          stalled = { reason, completed: completedInRow };
+          window.stop(now, reason);
+          cut(reason);
+          rowStop.abort();
+          wake();
+        })
+      : undefined;
 
   if (spec.kind === 'closed') {
     const worker = async (): Promise<void> => {
@@ -166,7 +233,8 @@ export async function runStageRealtime(
       const arrival = arrivalsSeen++;
       if (target >= deadline) break;
       if (sharded && !ownsArrival(arrival, shard)) continue;
-      if (target - lead > realClock.now() + 0.05) await sleepUntil(target - lead, opts.signal);
+      if (target - lead > realClock.now() + 0.05) await sleepUntil(target - lead, rowStop.signal);
+      if (stopped()) break;
       let queuedMs = 0;
       if (inFlight >= window.inFlightCap()) {
         const waitStart = realClock.now();
@@ -185,13 +253,12 @@ export async function runStageRealtime(
   // An over-saturated row's queue would take long to drain and measures only the backlog: cancel it now.
   const overSaturated = window.overSaturatedReason;
   if (overSaturated !== undefined && inFlightDone.size > 0) opts.cancelInFlight?.(`the row stopped ${overSaturated}`);
+  // Every measured request has finished: what is left is unmeasured (the cool-down's, or a ramp-up straggler).
+  if (window.measuredRequestsDone && inFlightDone.size > 0) cut(COOLDOWN_OVER);
 
   if (inFlightDone.size > 0) {
     const drain = Promise.all(inFlightDone);
-    // The drain bounds rows with a time limit only: a row of N requests (grid, --max-requests) waits for all.
-    const timeLimited = deadline !== Infinity || spec.window?.measureMs !== undefined;
-    const drainMs = timeLimited ? (opts.drainMs ?? Infinity) : Infinity;
-    if (Number.isFinite(drainMs) && !opts.signal?.aborted) {
+    if (Number.isFinite(drainMs) && !opts.signal?.aborted && !cutInFlight) {
       let timer: NodeJS.Timeout | undefined;
       // Counted from the row's time limit (the end of its window), not from the last send before it.
       const limitAt = deadline !== Infinity ? deadline : sendingEndedAt;
@@ -206,6 +273,8 @@ export async function runStageRealtime(
     }
     await drain;
   }
+  stall?.stop();
+  opts.signal?.removeEventListener('abort', onRunAbort);
   const endedAtMs = realClock.now();
   return {
     spec,
@@ -218,6 +287,7 @@ export async function runStageRealtime(
     ...(spec.window ? { window: window.outcome(sendingEndedAt) } : {}),
     ...(sharded ? { loadShare: 1 / shard.count } : {}),
     interrupted: opts.signal?.aborted === true,
+    ...(stalled ? { stalled } : {}),
   };
 }
 

@@ -227,14 +227,25 @@ function allAtOnce(cfg: ProfileConfig): StageSpec {
   };
 }
 
-/** n rates evenly spaced from the synchronous rate (exclusive) to the throughput rate (inclusive), as GuideLLM does. */
+/**
+ * Where the sweep's top rate sits between the synchronous and the throughput rate (1 = at the throughput rate). An
+ * open loop at exactly the measured ceiling has no margin for that measurement's own noise: its queue grows, and
+ * the row was often stopped as over-saturated with nothing to show (issue 36). 90% of the way keeps the top row
+ * next to the knee and steady.
+ */
+export const SWEEP_TOP_SHARE = 0.9;
+
+/**
+ * n rates evenly spaced from the synchronous rate (exclusive) to SWEEP_TOP_SHARE of the way to the throughput rate
+ * (inclusive): GuideLLM's sweep, with its top row a little under the measured ceiling rather than at it.
+ */
 export function sweepRates(done: readonly StageSummary[], n: number): number[] {
   const sync = done[0]?.requestThroughput ?? 0;
   const max = done[1]?.requestThroughput ?? 0;
   if (!(sync > 0) || !(max > 0)) return [];
   const lo = Math.min(sync, max);
-  const hi = Math.max(sync, max);
-  return Array.from({ length: n }, (_, k) => lo + ((hi - lo) * (k + 1)) / n);
+  const top = lo + SWEEP_TOP_SHARE * (Math.max(sync, max) - lo);
+  return Array.from({ length: n }, (_, k) => lo + ((top - lo) * (k + 1)) / n);
 }
 
 /** Stage count when known up front (for progress); sweeps know theirs once the first two stages ran. */

@@ -21,6 +21,11 @@ interface StageBase {
   workload: Workload;
   /** Steady-window rules (window.ts); absent for batch rows, which are measured whole. */
   window?: WindowRules;
+  /**
+   * Real runs: stop the row when requests are open and none has completed for this long (a server that accepts
+   * requests and never answers). Set by runBenchmark from `--stall-timeout` and the synchronous latency.
+   */
+  stallMs?: number;
   /** `--repeat N`: which run of the row this is (0-based); its arrivals draw from seed + repeat. */
   repeat?: number;
   /** Grid rows: the cell and which columns this stage supplies (throughput burst or low-load latency pass). */
@@ -73,6 +78,8 @@ export interface StageResult {
   interrupted: boolean;
   /** `run --shard I/N`: the share of the row's load this process sent (its rate test scales by it). */
   loadShare?: number;
+  /** The row stopped because nothing completed for its stall limit: why, and how many requests had completed in it. */
+  stalled?: { reason: string; completed: number };
 }
 
 /** Runs one stage against some target: real HTTP, or the simulator in virtual time. */

@@ -17,8 +17,13 @@ import { errorText, type RequestRecord } from '../metrics/record.js';
  *    up to `extendFactor` × that — until at least `minSamples` requests were sent in it and it is at least as
  *    long as the mean latency of its own requests; or until `--max-requests` requests were sent in it
  *    (count-limited rows).
- *  - closed: sending stops; requests in flight finish (the drain) and their latencies count, but only
- *    completions inside the window count towards throughput.
+ *  - cool-down: the window has closed, but the load stays on — at the row's own arrival process, streams or
+ *    in-flight cap — until every request measured in the window has finished, as MLPerf LoadGen and GuideLLM do:
+ *    a request sent late in the window would otherwise finish on a draining server and run fast (latency near
+ *    saturation would read low). What the cool-down sends is not measured (kept on disk, flagged `warmup` and
+ *    `cooldown`, left out of the figures). Only completions inside the window count towards throughput.
+ *  - closed: sending stops; the drivers cancel what is still in flight (cool-down requests only). A row stopped
+ *    for an outside reason, a streak of fast failures or over-saturation closes at once, with no cool-down.
  * Batch rows (grid cells, bursts of --max-requests, trace replays) have no window: everything they send is
  * measured from the first send to the last completion, as vLLM's throughput benchmark does.
  *
@@ -73,6 +78,8 @@ export interface WindowRules {
 }
 
 export const DEFAULT_MIN_SAMPLES = 20;
+/** Why a cool-down request was cancelled (its record's error message). */
+export const COOLDOWN_OVER = 'cool-down over: every request measured in the window had finished';
 export const DEFAULT_EXTEND_FACTOR = 3;
 export const FAST_FAILURE_STREAK = 20;
 export const FAST_FAILURE_MS = 250;
@@ -105,7 +112,11 @@ export interface CapSearch {
 }
 
 export class SteadyWindow {
-  private phase: 'ramp' | 'window' | 'closed';
+  private phase: 'ramp' | 'window' | 'cooldown' | 'closed';
+  /** Measured requests sent and not finished yet: the cool-down lasts until there are none. */
+  private measuredOpen = 0;
+  /** The row closed the normal way: its window ended and every request measured in it had finished. */
+  private measuredAllDone = false;
   private openAt: number | null = null;
   private closeAt: number | null = null;
   private unsettled = false;
@@ -177,7 +188,10 @@ export class SteadyWindow {
     this.sentTotal++;
     this.noteMaxInFlight();
     const measured = this.phase === 'window' || (this.phase === 'ramp' && this.rules?.measureRamp === true);
-    if (measured) this.sentInWindow++;
+    if (measured) {
+      this.sentInWindow++;
+      this.measuredOpen++;
+    }
     this.checkInFlightLimit(now);
     return measured;
   }
@@ -203,7 +217,10 @@ export class SteadyWindow {
     return this.phase !== 'closed';
   }
 
-  /** A request finished (ok or failed); its send time tells which cap step it belongs to. */
+  /**
+   * A request finished (ok or failed); its send time tells which cap step it belongs to, its `warmup` flag whether
+   * it was measured (what onSend said: ramp-up and cool-down requests carry `warmup: true`).
+   */
   onComplete(record: Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'> & { warmup?: boolean }): void {
     const { sentAtMs, endAtMs } = record;
     const ok = record.status === 'ok';
@@ -211,8 +228,11 @@ export class SteadyWindow {
     this.completed++;
     this.firstCompletionAt ??= endAtMs;
     this.lastCompletionAt = Math.max(this.lastCompletionAt, endAtMs);
-    if (this.rules?.saturationStop && this.phase !== 'closed') this.checkSaturation(record);
-    if (this.closeAtNextCompletion) this.close(endAtMs);
+    if (record.warmup !== true && this.measuredOpen > 0) this.measuredOpen--;
+    if (this.phase === 'cooldown' && this.measuredOpen === 0) this.finishCooldown();
+    // The cool-down keeps the load on; it is not where a row is judged over-saturated (its window was).
+    if (this.rules?.saturationStop && (this.phase === 'ramp' || this.phase === 'window')) this.checkSaturation(record);
+    if (this.closeAtNextCompletion) this.endWindow(endAtMs);
     // Strictly after the open: in virtual time the ramp's last sends share the window's opening instant.
     if (ok && this.openAt !== null && sentAtMs > this.openAt) {
       this.latencySum += endAtMs - sentAtMs;
@@ -257,6 +277,24 @@ export class SteadyWindow {
     return this.phase === 'closed';
   }
 
+  /** The window has closed and the load stays on until the requests measured in it have finished. */
+  get coolingDown(): boolean {
+    return this.phase === 'cooldown';
+  }
+
+  /**
+   * The row ended the normal way: its window closed and every request measured in it has finished. What is still
+   * in flight is unmeasured (cool-down, or a ramp-up straggler): the drivers cancel it.
+   */
+  get measuredRequestsDone(): boolean {
+    return this.measuredAllDone;
+  }
+
+  /** When the window closed (null while it has not). */
+  get closedAtMs(): number | null {
+    return this.closeAt;
+  }
+
   outcome(endMs: number): WindowOutcome {
     if (!this.rules) return { openAtMs: null, closeAtMs: null };
     const out: WindowOutcome = {
@@ -275,18 +313,43 @@ export class SteadyWindow {
     return out;
   }
 
-  /** Sending stops now for an outside reason (the run's signal, a request limit reached by the caller). */
+  /**
+   * Sending stops now, with no cool-down, for an outside reason (the run's signal, a request limit reached by the
+   * caller, a drain limit or a silent server) or a stop of the window's own (fast failures, over-saturation).
+   */
   close(now: number): void {
     if (this.phase === 'closed') return;
     if (this.openAt === null) this.openAt = now;
     this.trackInFlight(now);
-    this.closeAt = now;
+    // Stopped in the cool-down: the window had closed already.
+    if (this.phase !== 'cooldown') this.closeAt = now;
     this.phase = 'closed';
+  }
+
+  /** The driver stopped the row for a reason of its own (a server that answers nothing): closed at once, saying why. */
+  stop(now: number, reason: string): void {
+    this.stopped ??= reason;
+    this.close(now);
+  }
+
+  /** The window has measured enough: it closes, and the load stays on until its measured requests have finished. */
+  private endWindow(now: number): void {
+    if (this.phase !== 'window') return;
+    this.trackInFlight(now);
+    this.closeAt = now;
+    this.closeAtNextCompletion = false;
+    this.phase = 'cooldown';
+    if (this.measuredOpen === 0) this.finishCooldown();
+  }
+
+  private finishCooldown(): void {
+    this.phase = 'closed';
+    this.measuredAllDone = true;
   }
 
   private tick(now: number): void {
     const r = this.rules;
-    if (!r || this.phase === 'closed') return;
+    if (!r || this.phase === 'closed' || this.phase === 'cooldown') return;
     if (this.phase === 'ramp') {
       if (!this.capSettled) this.stepCap(now, r);
       if (now >= this.startMs + r.warmupMs && this.rampDone) {
@@ -299,7 +362,7 @@ export class SteadyWindow {
       return;
     }
     const open = this.openAt as number;
-    if (r.measureRequests !== undefined && this.sentInWindow >= r.measureRequests) return this.close(now);
+    if (r.measureRequests !== undefined && this.sentInWindow >= r.measureRequests) return this.endWindow(now);
     if (r.measureMs !== undefined) {
       const elapsed = now - open;
       // Enough samples, and at least as long as its own requests take (so its latencies are not mostly drain).
@@ -311,7 +374,7 @@ export class SteadyWindow {
       const extended = elapsed >= r.measureMs * r.extendFactor && this.latencyCount > 0;
       // A window that opened on a completion and closes on one holds whole intervals between completions: its
       // count / length is the rate without a fraction of an interval lost or gained at either end.
-      if (elapsed >= MAX_WINDOW_MS) this.close(now);
+      if (elapsed >= MAX_WINDOW_MS) this.endWindow(now);
       else if ((elapsed >= r.measureMs && enough) || extended) this.closeAtNextCompletion = true;
     }
   }

@@ -73,6 +73,12 @@ export class StageAccumulator {
   errors = 0;
   incomplete = 0;
   warmup = 0;
+  /**
+   * Unmeasured requests sent in the cool-down after the window (load/window.ts), and unmeasured requests cut: the
+   * cool-down's, and any ramp-up request still running, cancelled once the window's measured requests had finished.
+   */
+  cooldown = 0;
+  cooldownCut = 0;
   /** Measured requests sent again on a fresh connection (the server had closed the reused one unread). */
   retried = 0;
   firstSentMs = Infinity;
@@ -135,7 +141,9 @@ export class StageAccumulator {
     t.outputTokens.push(r.outputTokens);
     t.promptTokens.push(r.promptTokens);
     if (r.warmup) {
-      this.warmup++;
+      if (r.cooldown === true) this.cooldown++;
+      else this.warmup++;
+      if (r.status === 'incomplete') this.cooldownCut++;
       return;
     }
     this.measured++;

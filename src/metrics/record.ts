@@ -10,8 +10,16 @@ export interface RequestRecord {
   id: number;
   /** Index of the stage (table row) this request belongs to. */
   stage: number;
-  /** Sent during warm-up: kept on disk, excluded from figures. */
+  /**
+   * Not measured: sent during the row's ramp-up (warm-up) or its cool-down (`cooldown`); kept on disk, excluded
+   * from figures.
+   */
   warmup: boolean;
+  /**
+   * Sent after the row's window closed, while the load stayed on until the requests measured in the window had
+   * finished (load/window.ts); always with `warmup: true`. Cancelled once those had finished.
+   */
+  cooldown?: boolean;
   status: 'ok' | 'error' | 'incomplete';
 
   scheduledAtMs: number;

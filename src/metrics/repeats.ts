@@ -95,6 +95,7 @@ export function aggregateRepeats(runs: readonly StageSummary[]): StageSummary {
   }
   const overloaded = runs.find((s) => s.belowTarget);
   const retried = sum((s) => s.requests.retried ?? 0);
+  const cooldown = sum((s) => s.requests.cooldown ?? 0);
   const out: StageSummary = {
     ...first,
     durationS: avg((s) => s.durationS),
@@ -105,6 +106,7 @@ export function aggregateRepeats(runs: readonly StageSummary[]): StageSummary {
       incomplete: sum((s) => s.requests.incomplete),
       warmup: sum((s) => s.requests.warmup),
       ...(retried > 0 ? { retried } : {}),
+      ...(cooldown > 0 ? { cooldown, cooldownCut: sum((s) => s.requests.cooldownCut ?? 0) } : {}),
     },
     errorsByCode,
     tokenCountSources,

@@ -77,7 +77,7 @@ export interface StageSummary {
     inFlightAtOpen?: number;
     inFlightAtClose?: number;
   };
-  /** Why the row stopped sending before its limit (a streak of fast failures). */
+  /** Why the row stopped sending before its limit (a streak of fast failures, a server that answers nothing). */
   stoppedEarly?: string;
   /**
    * A time-limited row whose window held fewer requests than a row needs to describe its load (`min`, the window's
@@ -85,6 +85,8 @@ export interface StageSummary {
    * `min` at the rate it sent (0 when it sent nothing to go by).
    */
   fewRequests?: { held: number; min: number; suggestedMaxSeconds: number };
+  /** The row stopped on its stall limit with not one request completed: the server answered nothing. */
+  serverSilent?: boolean;
   /** Why the row's figures may not describe a steady state (printed under the table). */
   steadyWarnings?: string[];
   /** Open loop: why the row was overloaded (it did not keep up with its target), when it was. */
@@ -114,8 +116,12 @@ export interface StageSummary {
    * usage, or (source 'server-metrics') only as a hit rate over the row in its own /metrics (requests: the row's).
    */
   unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number; source?: 'server-metrics' };
-  /** retried: requests sent again on a fresh connection, not failures (absent = none). */
-  requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number };
+  /**
+   * retried: requests sent again on a fresh connection, not failures (absent = none). warmup: sent in the ramp-up;
+   * cooldown: sent after the window closed while the load stayed on for its last requests; cooldownCut: unmeasured
+   * requests (the cool-down's, a ramp-up straggler) cancelled once those had finished (kept in requests.jsonl; absent = none).
+   */
+  requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number; cooldown?: number; cooldownCut?: number };
   /** Failed requests by error code; HTTP errors as `E_HTTP_STATUS:<status>`. */
   errorsByCode: Record<string, number>;
   /** errors / (ok + errors): requests cut by the run's end or a stop are counted apart, as incomplete. */
@@ -213,7 +219,11 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
     durationS,
     startedAtMs: result.startedAtMs,
     endedAtMs: result.endedAtMs,
-    requests: { total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup, ...(acc.retried > 0 ? { retried: acc.retried } : {}) },
+    requests: {
+      total: acc.measured, ok: acc.ok, errors: acc.errors, incomplete: acc.incomplete, warmup: acc.warmup,
+      ...(acc.retried > 0 ? { retried: acc.retried } : {}),
+      ...(acc.cooldown > 0 || acc.cooldownCut > 0 ? { cooldown: acc.cooldown, cooldownCut: acc.cooldownCut } : {}),
+    },
     errorsByCode: acc.errorsByCode,
     failureShare: acc.ok + acc.errors > 0 ? acc.errors / (acc.ok + acc.errors) : 0,
     requestThroughput: rate(okDone),
@@ -250,6 +260,10 @@ export function summarizeStage(result: StageResult, slo?: Slo, options: { steady
   if (w?.stoppedEarly) summary.stoppedEarly = w.stoppedEarly;
   const few = steady && fig ? fewRequests(summary, spec.window) : undefined;
   if (few) summary.fewRequests = few;
+  if (result.stalled) {
+    summary.stoppedEarly ??= result.stalled.reason;
+    if (result.stalled.completed === 0) summary.serverSilent = true;
+  }
   const firstError = acc.firstError ?? acc.firstIncomplete;
   if (firstError) summary.firstError = firstError;
   if (spec.kind === 'closed') summary.concurrency = spec.concurrency;
@@ -414,7 +428,7 @@ function steadyWarnings(s: StageSummary, unsettled: boolean): string[] {
   if (unsettled) out.push(`the ramp-up had not settled after ${(s.window?.startS ?? 0).toFixed(1)} s (its requests were still getting slower): the window opened anyway`);
   const e2e = s.metrics.e2eMs?.median;
   if (e2e !== undefined && s.durationS > 0 && e2e / 1000 > s.durationS) {
-    out.push(`requests took ${(e2e / 1000).toFixed(1)} s (median), longer than the ${s.durationS.toFixed(1)}-s window: their latencies include the drain after sending stopped; raise --max-seconds to ${Math.ceil((2 * e2e) / 1000)} or more`);
+    out.push(`requests took ${(e2e / 1000).toFixed(1)} s (median), longer than the ${s.durationS.toFixed(1)}-s window: the window holds less than one request's lifetime, so the load may not have settled in it; raise --max-seconds to ${Math.ceil((2 * e2e) / 1000)} or more`);
   }
   if (s.requests.ok > 0 && s.requests.ok < MIN_PERCENTILE_SAMPLES) {
     out.push(`${s.requests.ok} successful requests: percentiles rest on fewer than ${MIN_PERCENTILE_SAMPLES} samples`);

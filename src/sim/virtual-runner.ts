@@ -1,7 +1,7 @@
 import { REPEAT_SEED_STRIDE } from '../load/driver.js';
 import { configError } from '../core/errors.js';
 import { createArrivalProcess } from '../load/arrivals.js';
-import { SteadyWindow } from '../load/window.js';
+import { COOLDOWN_OVER, SteadyWindow } from '../load/window.js';
 import type { StageResult, StageRunner, StageSpec } from '../load/types.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { type ResolvedSimEngine, type SimEngineDescription, type SimEngineOptions, resolveSimEngine } from './create.js';
@@ -103,8 +103,10 @@ export function runVirtualStage(
     const item = spec.workload.item(itemBase + k);
     const sentAtMs = driver.now();
     const measured = window.onSend(sentAtMs);
+    // Sent after the window closed: the cool-down that keeps the load on for the window's last requests.
+    const cooldown = !measured && window.closedAtMs !== null;
     const rec: RequestRecord = {
-      id, stage: index, warmup: spec.window ? !measured : sentAtMs < warmupEnd, status: 'ok', scheduledAtMs, sentAtMs,
+      id, stage: index, warmup: spec.window ? !measured : sentAtMs < warmupEnd, ...(cooldown ? { cooldown: true } : {}), status: 'ok', scheduledAtMs, sentAtMs,
       dispatchLagMs: sentAtMs - scheduledAtMs, clientQueueMs: sentAtMs - scheduledAtMs, endAtMs: sentAtMs, chunkGapsMs: [], chunks: 0,
       requestedPromptTokens: item.promptTokens, requestedOutputTokens: item.outputTokens,
       promptTokens: item.promptTokens, outputTokens: 0, tokenCountSource: 'server-usage',
@@ -126,8 +128,9 @@ export function runVirtualStage(
       if (spec.repeat !== undefined) rec.repeat = spec.repeat;
       records.push(rec);
       window.onComplete(rec);
-      if (window.overSaturatedReason !== undefined && !stopped) {
-        // As the real driver does: the backlog of an over-saturated row is cancelled, not drained.
+      // As the real driver does: the backlog of an over-saturated row is cancelled, not drained; once every request
+      // measured in the window has finished, what the cool-down still has in flight is cancelled too.
+      if ((window.overSaturatedReason !== undefined || window.measuredRequestsDone) && !stopped) {
         stopped = true;
         for (const h of [...live.values()]) h.cancel();
       }
@@ -154,7 +157,7 @@ export function runVirtualStage(
             if (reason === 'abort') {
               rec.status = stopped ? 'incomplete' : 'error';
               rec.error = stopped
-                ? { code: 'E_ABORTED', message: window.overSaturatedReason ? `cancelled: the row stopped ${window.overSaturatedReason}` : 'stage time limit reached' }
+                ? { code: 'E_ABORTED', message: window.overSaturatedReason ? `cancelled: the row stopped ${window.overSaturatedReason}` : window.measuredRequestsDone ? COOLDOWN_OVER : 'stage time limit reached' }
                 : { code: 'E_HTTP_STATUS', message: 'request larger than the KV cache', httpStatus: 400 };
             } else if (rec.outputTokens > 1 && rec.firstTokenAtMs !== undefined) {
               rec.itlMs = (at - rec.firstTokenAtMs) / (rec.outputTokens - 1);

@@ -71,7 +71,11 @@ export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOut
   const limit = 1.5 * o.idleTtftMs + 20;
   let last: number | undefined;
   for (;;) {
-    last = await o.probe();
+    // A server that stopped answering must not hold the run past the bound (a request's own timeout is minutes).
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - realClock.now()))));
+    last = await Promise.race([o.probe(), giveUp]);
+    clearTimeout(timer);
     if (last !== undefined && last <= limit) {
       return { waitedS: waited(), idle: true, method: `${after}until a one-token probe's ${o.probeLabel ?? 'TTFT'} was back to the synchronous level (probe ${o.probeLabel ?? 'TTFT'} ${last.toFixed(0)} ms, within 1.5× the synchronous ${o.idleTtftMs.toFixed(0)} ms)` };
     }

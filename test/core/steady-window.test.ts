@@ -89,4 +89,35 @@ describe('SteadyWindow', () => {
     expect(search.steps[1]!.completionRate).toBeCloseTo(20, 5);
     expect(search.cap).toBe(64);
   });
+
+  it('cool-down: after the window closes the row keeps sending, unmeasured, until every measured request has finished', () => {
+    const w = new SteadyWindow(windowRulesFor('closed', { maxRequests: 3 }), 0, 2);
+    // Three measured sends (a closed loop measures from its first), none finished yet.
+    for (const t of [0, 1, 2]) expect(w.onSend(t)).toBe(true);
+    w.onComplete({ ...finished(0, 10, true), warmup: false });
+    // The window has its 3 requests: it closes at the next send's instant, and the load stays on.
+    expect(w.sending(11)).toBe(true);
+    expect(w.coolingDown).toBe(true);
+    expect(w.closedAtMs).toBe(11);
+    expect(w.onSend(11)).toBe(false);
+    w.onComplete({ ...finished(11, 20, true), warmup: true }); // a cool-down request: changes nothing
+    w.onComplete({ ...finished(1, 21, true), warmup: false });
+    expect(w.sending(22)).toBe(true);
+    expect(w.measuredRequestsDone).toBe(false);
+    w.onComplete({ ...finished(2, 30, true), warmup: false });
+    expect(w.measuredRequestsDone).toBe(true);
+    expect(w.sending(30)).toBe(false);
+    expect(w.outcome(30).closeAtMs).toBe(11);
+  });
+
+  it('a stop (fast failures, over-saturation, a silent server) closes at once, with no cool-down', () => {
+    const w = new SteadyWindow(windowRulesFor('closed', { maxSeconds: 60 }), 0, 2);
+    w.onSend(0);
+    w.onSend(0);
+    w.stop(5, 'no reply from the server in 1 s (2 requests open): stopped');
+    expect(w.sending(6)).toBe(false);
+    expect(w.coolingDown).toBe(false);
+    expect(w.measuredRequestsDone).toBe(false);
+    expect(w.outcome(6).stoppedEarly).toBe('no reply from the server in 1 s (2 requests open): stopped');
+  });
 });

@@ -42,7 +42,7 @@ describe('--resume', () => {
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
       expect(res.stdout).toMatch(/resuming sweep profile at row \d+/);
-      const after = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { complete: boolean; stages: Array<{ index: number; label: string; requests: { total: number; warmup: number } }> };
+      const after = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { complete: boolean; stages: Array<{ index: number; label: string; requests: { total: number; warmup: number; cooldown?: number } }> };
       expect(after.complete).toBe(true);
       expect(after.stages).toHaveLength(11);
       expect(after.stages.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -53,7 +53,8 @@ describe('--resume', () => {
       const records = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
       const ids = records.map((r) => r.id);
       expect(new Set(ids).size).toBe(ids.length);
-      for (const s of after.stages) expect(records.filter((r) => r.stage === s.index)).toHaveLength(s.requests.total + s.requests.warmup);
+      // Every record of a row is on disk: measured, ramp-up and cool-down.
+      for (const s of after.stages) expect(records.filter((r) => r.stage === s.index)).toHaveLength(s.requests.total + s.requests.warmup + (s.requests.cooldown ?? 0));
 
       const again = await runCli(['run', '--resume', out]);
       expect(again.code).toBe(2);

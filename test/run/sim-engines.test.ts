@@ -48,13 +48,20 @@ describe('a full sweep against the simulator speaking every engine dialect (--ap
 
         const records = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
         const ok = records.filter((r) => r.status === 'ok');
-        // Each failure with its code and message, so a failed run says why.
-        expect(records.filter((r) => r.status !== 'ok').map((r) => `${r.status} ${r.error?.code ?? ''} ${r.error?.message ?? ''} (row ${r.stage})`)).toEqual([]);
-        // Every count the client reports matches what the server generated, request for request.
+        // Each failure with its code and message, so a failed run says why. Unmeasured requests (the cool-down's, a
+        // throughput row's ramp-up straggler), cancelled once a row's measured requests had finished, are not failures.
+        const cut = records.filter((r) => r.warmup && r.status === 'incomplete');
+        expect(records.filter((r) => r.status !== 'ok' && !cut.includes(r)).map((r) => `${r.status} ${r.error?.code ?? ''} ${r.error?.message ?? ''} (row ${r.stage})`)).toEqual([]);
+        // Every count the client reports matches what the server generated, request for request (a cool-down
+        // request cancelled just as the server finished it is complete on the server's side only).
         const truth = sim.truth.finished().filter((t) => t.finishReason !== 'abort');
-        const clientCounts = ok.map((r) => r.outputTokens).sort((a, b) => a - b);
-        const serverCounts = truth.map((t) => t.plannedMs.length).sort((a, b) => a - b);
-        expect(clientCounts).toEqual(serverCounts);
+        const serverCounts = truth.map((t) => t.plannedMs.length);
+        for (const r of ok) {
+          const at = serverCounts.indexOf(r.outputTokens);
+          expect(at, `request ${r.id}: ${r.outputTokens} tokens`).toBeGreaterThanOrEqual(0);
+          serverCounts.splice(at, 1);
+        }
+        expect(serverCounts.length).toBeLessThanOrEqual(cut.length);
         if (expected.forced) for (const r of ok) expect(r.outputTokens).toBe(24);
         for (const r of ok) expect(r.tokenCountSource).not.toBe('chunk-count');
         // Engines with a Prometheus endpoint: the server's own gauges are sampled during every row.

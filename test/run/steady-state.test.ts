@@ -37,7 +37,9 @@ describe('steady-state rows against real HTTP servers', () => {
     expect(s.belowTarget).toBe(false);
     // Ramp-up requests are saved but left out of the figures.
     expect(s.requests.warmup).toBeGreaterThan(0);
-    expect(records.filter((r) => r.warmup)).toHaveLength(s.requests.warmup);
+    expect(records.filter((r) => r.warmup && r.cooldown !== true)).toHaveLength(s.requests.warmup);
+    // So are the cool-down's, sent after the window while its last requests finished.
+    expect(records.filter((r) => r.cooldown === true)).toHaveLength(s.requests.cooldown ?? 0);
     expect(s.window!.lengthS).toBeGreaterThanOrEqual(3);
     // The table says how many requests the figures rest on, and where the window lay.
     expect(res.stdout).toMatch(/\| ok\/sent \|/);

@@ -1,0 +1,53 @@
+import { realClock } from '../core/clock.js';
+
+/**
+ * A server that accepts requests and never answers (issue 36): without this a row keeps sending, and piling up open
+ * requests, until each request's own first-byte timeout (minutes). The watch calls `onStall` once requests have been
+ * open and none has completed (successfully or not) for `stallMs` — counted from the later of the last completion
+ * and the moment requests were open again after none were.
+ */
+export class StallWatch {
+  private open = 0;
+  private busySince: number;
+  private lastCompletionAt: number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly stallMs: number,
+    startedAtMs: number,
+    private readonly onStall: (openRequests: number, now: number) => void,
+  ) {
+    this.busySince = startedAtMs;
+    this.lastCompletionAt = startedAtMs;
+    // A quarter of the limit (at most a second) between looks: the stop comes within 25% of the limit.
+    const every = Math.min(1000, stallMs / 4);
+    const look = (): void => {
+      const now = realClock.now();
+      if (this.open > 0 && now - Math.max(this.lastCompletionAt, this.busySince) >= this.stallMs) {
+        this.onStall(this.open, now);
+        return;
+      }
+      this.timer = setTimeout(look, every);
+    };
+    this.timer = setTimeout(look, every);
+  }
+
+  onSend(): void {
+    if (this.open++ === 0) this.busySince = realClock.now();
+  }
+
+  /** A request finished (ok, failed or cut). */
+  onDone(): void {
+    this.open--;
+    this.lastCompletionAt = realClock.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** The line a row stops with, kept as its `stoppedEarly`. */
+export function stallReason(stallMs: number, openRequests: number): string {
+  return `no reply from the server in ${+(stallMs / 1000).toFixed(1)} s (${openRequests} requests open): stopped`;
+}
