@@ -51,7 +51,7 @@ export function engineName(run: StoredRun): string {
 }
 
 /** The rows of the run's table, and those with nothing to show by why (report/row-status.ts, shared with the dashboard). */
-export function rowsCell(run: StoredRun): string {
+function rowsCell(run: StoredRun): string {
   return rowCountText(run.summary.stages, { layout: run.summary.layout, interrupted: run.summary.interrupted });
 }
 

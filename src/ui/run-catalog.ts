@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
-import { rowsCell } from '../cli/ls-command.js';
+import { rowCountText } from '../report/row-status.js';
 import { seriesLabel } from '../report/series.js';
 import { openRunDir, runIdOf, type StoredRun } from '../store/run-store.js';
 import type { RunRow } from './client/api-types.js';
@@ -54,7 +54,7 @@ export function runRow(run: StoredRun, manifest: Record<string, unknown> | null)
     quant: c.quant ?? '—',
     rows: run.summary.stages.length,
     failedRows: run.summary.stages.filter((s) => s.requests.ok === 0).length,
-    rowsText: rowsCell(run),
+    rowsText: rowCountText(run.summary.stages, { layout: run.summary.layout, ...(run.summary.interrupted ? { interrupted: true } : {}) }),
     label: c.label ?? '',
     tool: toolOf(manifest, run),
     predicted: c.predicted === true,
