@@ -49,7 +49,8 @@ export interface PacedRow extends Omit<PacedOptions, 'onWindow'> {
 export interface PacedServer {
   url: string;
   /** The server's CPU µs so far, and the token frames it has written. */
-  usage(): Promise<{ user: number; system: number; tokens: number }>;
+  /** tokens: token frames written; replyTokens: those of whole replies (a reply cancelled midway adds none). */
+  usage(): Promise<{ user: number; system: number; tokens: number; replyTokens: number }>;
   close(): Promise<void>;
 }
 
@@ -74,10 +75,10 @@ export async function startPacedServer(args: string[]): Promise<PacedServer> {
     usage: () =>
       new Promise((resolve) => {
         const on = (m: unknown): void => {
-          const { usage: u, tokens } = m as { usage?: { user: number; system: number }; tokens?: number };
+          const { usage: u, tokens, replyTokens } = m as { usage?: { user: number; system: number }; tokens?: number; replyTokens?: number };
           if (!u) return;
           child.off('message', on);
-          resolve({ ...u, tokens: tokens ?? 0 });
+          resolve({ ...u, tokens: tokens ?? 0, replyTokens: replyTokens ?? 0 });
         };
         child.on('message', on);
         child.send('usage');

@@ -16,7 +16,7 @@ import { startPacedServer, type PacedServer } from './_overhead-paced.js';
 
 export const RUN_METHOD =
   'incremental over whole CLI runs: `inferbench run --profile concurrent` with --max-requests N, then 3N, against one paced server; ' +
-  'CPU of the client process tree (getrusage at exit, user and kernel apart) and tokens written by the server; µs/token = ΔCPU / Δtokens';
+  'CPU of the client process tree (getrusage at exit, user and kernel apart) and tokens of the replies the server wrote whole (a cool-down request cancelled midway adds none); µs/token = ΔCPU / Δtokens';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -100,7 +100,11 @@ async function runCliOnce(url: string, o: RunCliOptions, requests: number, serve
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     const after = await server.usage();
     if (code !== 0) throw new Error(`inferbench run exited ${code}:\n${tail}`);
-    const records = readFileSync(join(dir, 'run', 'requests.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { status: string; sentAtMs: number; endAtMs: number; outputTokens: number });
+    // The row's own requests: its cool-down ones (sent after the window while the load stays on, those still in flight
+    // when the last measured request finished cancelled as incomplete) are left out of the failure check and counts.
+    const records = readFileSync(join(dir, 'run', 'requests.jsonl'), 'utf8').split('\n').filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { status: string; sentAtMs: number; endAtMs: number; outputTokens: number; cooldown?: boolean })
+      .filter((r) => r.cooldown !== true);
     const failed = records.filter((r) => r.status !== 'ok').length;
     if (failed > 0) throw new Error(`inferbench run recorded ${failed} failed requests of ${records.length}:\n${tail}`);
     // Tokens per second the client took in while requests were in flight (first send to last end).
@@ -109,7 +113,9 @@ async function runCliOnce(url: string, o: RunCliOptions, requests: number, serve
     const u = JSON.parse(readFileSync(usageFile, 'utf8')) as { userUs: number; systemUs: number; childUserUs: number; childSystemUs: number; voluntarySwitches: number };
     return {
       userUs: u.userUs + u.childUserUs, systemUs: u.systemUs + u.childSystemUs, switches: u.voluntarySwitches,
-      tokens: after.tokens - before.tokens, serverUs: after.user + after.system - before.user - before.system, tokensPerS,
+      // Tokens of the replies the server wrote whole: the run's cool-down requests still in flight when its last
+      // measured request finished are cancelled midway, and their partial replies are not requests the run made.
+      tokens: after.replyTokens - before.replyTokens, serverUs: after.user + after.system - before.user - before.system, tokensPerS,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,8 @@
  * It also answers GET /v1/models and GET /metrics (a body of vLLM's size and shape, with live running and
  * waiting gauges: _paced-metrics.ts), so `inferbench run` polls telemetry as it does against vLLM.
  *
- * IPC: 'usage' → { usage: { user, system }, tokens } (this process's CPU µs; token frames written so far).
+ * IPC: 'usage' → { usage: { user, system }, tokens, replyTokens } (this process's CPU µs; token frames written so far;
+ * the token frames of the replies it wrote whole, leaving out those a client cancelled midway).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,8 @@ const WORDS = [' the', ' a', ' story', ' of', ' time', ',', ' and', ' then'];
 let served = 0;
 /** Token frames written (the client's work is counted per token it received). */
 let tokensWritten = 0;
+/** Token frames of whole replies (written to their end): a reply the client cancelled midway adds none. */
+let replyTokens = 0;
 let running = 0;
 
 function frame(id: string, created: number, i: number, last: boolean): string {
@@ -57,6 +60,7 @@ function stream(res: ServerResponse, n: number, promptTokens: number): void {
       let all = '';
       for (let i = 0; i < n; i++) all += frame(id, created, i, i === n - 1);
       tokensWritten += n;
+      replyTokens += n;
       res.end(all + usageFrame(id, created, promptTokens, n) + DONE);
     }, TTFT_MS);
     return;
@@ -74,6 +78,7 @@ function stream(res: ServerResponse, n: number, promptTokens: number): void {
     }
     res.write(usageFrame(id, created, promptTokens, n));
     res.end(DONE);
+    replyTokens += n;
   };
   setTimeout(emit, TTFT_MS);
 }
@@ -111,7 +116,7 @@ server.maxRequestsPerSocket = 0;
 process.on('message', (m: unknown) => {
   if (m === 'usage') {
     const c = process.cpuUsage();
-    process.send?.({ usage: { user: c.user, system: c.system }, tokens: tokensWritten });
+    process.send?.({ usage: { user: c.user, system: c.system }, tokens: tokensWritten, replyTokens });
   }
 });
 process.on('SIGTERM', () => {

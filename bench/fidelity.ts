@@ -88,7 +88,9 @@ async function runScenario(sim: SimChild, sc: Scenario, workers: number, since: 
   let measuring = false;
   const runner = createHttpStageRunner({
     target: sender.target, dialect: getDialect('openai-completions'), model: MODEL, forceLength: true, stream: true, seed: 1,
-    onRecord: (r) => void (measuring && records.push(r)),
+    // Measured requests only: a row's cool-down requests (sent after its window while the load stays on, the ones
+    // in flight at the end cancelled) are not the scenario's, and a cut one is no failure.
+    onRecord: (r) => void (measuring && r.cooldown !== true && records.push(r)),
   });
   // A pool's threads are new isolates: warm them as this thread was, or the first rows measure V8's tiers.
   if (workers > 1) await runBenchmark(profile(WARMUP), runner);

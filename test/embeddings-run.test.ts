@@ -24,8 +24,9 @@ function problem(typed: RawRunFlags): string {
 }
 
 const outDir = (): string => join(mkdtempSync(join(tmpdir(), 'emb-')), 'run');
+/** A run's measured records: cool-down ones (`cooldown: true`, sent after the window closed, the last cancelled) are left out. */
 const records = (dir: string): RequestRecord[] =>
-  readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
+  readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord).filter((r) => r.cooldown !== true);
 const common = ['--tokenizer', 'approx', '--no-progress', '--prompt-tokens', '64'];
 
 describe('embeddings flags', () => {
@@ -155,10 +156,12 @@ describe('run --api tei-embeddings against a TEI-shaped server', () => {
     const args = ['run', '--target', url, '--api', 'tei-embeddings', '--model', 'bge', '--batch-size', '3', '--concurrency', '2', '--max-requests', '6', ...common];
     const r = await runCli([...args, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
+    expect(records(out)).toHaveLength(6);
     for (const rec of records(out)) expect(rec).toMatchObject({ status: 'ok', promptTokens: 30, promptTokenSource: 'server-details', inputCount: 3 });
     withHeader = false;
     const out2 = outDir();
     expect((await runCli([...args, '--out', out2])).code).toBe(0);
+    expect(records(out2)).toHaveLength(6);
     for (const rec of records(out2)) expect(rec).toMatchObject({ status: 'ok', promptTokenSource: 'client-tokenizer', promptTokens: rec.clientPromptTokens });
   }, 120_000);
 });
@@ -205,9 +208,15 @@ describe('between rows, without /metrics', () => {
       const [sync, throughput, rate] = doc.stages;
       expect(sync?.label).toBe('synchronous');
       expect(throughput?.requests.incomplete).toBeGreaterThan(0);
-      // The rate row waited for the queue the throughput row left, by probing with an embeddings request.
+      // The rate row waited for the queue the throughput row left, by probing with an embeddings request; the wait
+      // says which row cut how many requests: every record of that row cut, measured, ramp-up or cool-down.
+      const cut = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord)
+        .filter((rec) => rec.stage === throughput?.index && rec.status === 'incomplete').length;
+      expect(cut).toBeGreaterThan(0);
       expect(rate?.idleWait?.idle).toBe(true);
-      expect(rate?.idleWait?.method).toMatch(/^probe latency \d+ ms, within 1\.5× the synchronous \d+ ms$/);
+      expect(rate?.idleWait?.method).toMatch(
+        new RegExp(`^after throughput cut ${cut} request${cut === 1 ? '' : 's'}: until a one-token probe's latency was back to the synchronous level \\(probe latency \\d+ ms, within 1\\.5× the synchronous \\d+ ms\\)$`),
+      );
       expect(rate?.idleWait?.waitedS as number).toBeGreaterThan(0.05);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));

@@ -13,7 +13,9 @@ import { imageDataUrl } from '../src/workload/images.js';
 import { runCli } from './helpers/cli.js';
 
 const outDir = (): string => join(mkdtempSync(join(tmpdir(), 'img-')), 'run');
-const records = (dir: string): RequestRecord[] => readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
+/** A run's measured records: cool-down ones (`cooldown: true`, sent after the window closed, the last cancelled) are left out. */
+const records = (dir: string): RequestRecord[] =>
+  readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord).filter((r) => r.cooldown !== true);
 const image = (w: number, h: number, k = 0): string => imageDataUrl({ count: 1, width: w, height: h }, 1, k, 0);
 
 async function post(url: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -149,7 +151,9 @@ describe('run --images against the simulator', () => {
       const r = await runCli(['run', '--target', ollama.url, '--api', 'ollama', '--model', 'Qwen2.5-VL-7B-Instruct', '--images', '1', '--concurrency', '2', '--max-requests', '4', '--prompt-tokens', '64', '--output-tokens', '8', '--no-progress', '--out', out]);
       expect(r.code, r.stderr).toBe(0);
       const truth = new Map(ollama.truth.finished().map((t) => [String(t.id), t]));
-      for (const rec of records(out)) {
+      const recs = records(out);
+      expect(recs).toHaveLength(4);
+      for (const rec of recs) {
         expect(rec).toMatchObject({ status: 'ok', images: 1, promptTokenSource: 'server-usage' });
         expect(rec.promptTokens).toBe(truth.get(rec.serverRequestId as string)?.promptTokens);
         expect(truth.get(rec.serverRequestId as string)?.path).toBe('/api/chat');

@@ -38,7 +38,8 @@ function generateFromLine(line: string): { stdout: string; stderr: string } {
   const cmd = program.commands.find((c) => c.name() === 'k8s') as Command;
   let got: { runArgs: string[]; flags: Flags; explicit: (n: string) => boolean } | undefined;
   cmd.action((runArgs: string[], flags: Flags, c: Command) => void (got = { runArgs, flags, explicit: (n) => c.getOptionValueSource(n) === 'cli' }));
-  program.parse(line.trim().split(/\s+/).slice(1), { from: 'user' });
+  // Docs spell the command `npx inferbench …` (or bare `inferbench …` once `npm link` put it on PATH).
+  program.parse(line.trim().replace(/^npx\s+/, '').split(/\s+/).slice(1), { from: 'user' });
   if (!got) throw new Error(`${line}: no action ran`);
   return generate(got.flags, got.runArgs, got.explicit);
 }

@@ -51,8 +51,11 @@ export function notAnInferenceServer(s: Pick<StageSummary, 'firstError' | 'error
  */
 export function datasetRepeats(dataPath: string | undefined, entries: number, stages: readonly Pick<StageSummary, 'requests'>[]): string | undefined {
   if (dataPath === undefined || entries <= 0) return undefined;
-  const sent = stages.reduce((n, s) => n + s.requests.total + s.requests.warmup, 0);
-  if (sent <= entries) return undefined;
+  // Repeats matter where they can touch the figures: measured and ramp-up sends. The count said is every send,
+  // the cool-down's too (they come after the measured requests, so alone they never call for the note).
+  const beforeCooldown = stages.reduce((n, s) => n + s.requests.total + s.requests.warmup, 0);
+  if (beforeCooldown <= entries) return undefined;
+  const sent = beforeCooldown + stages.reduce((n, s) => n + (s.requests.cooldown ?? 0), 0);
   const times = Math.ceil(sent / entries);
   const what = entries === 1 ? `its one entry was sent ${sent} times` : `its ${entries} entries were sent again (up to ${times} times each)`;
   return (

@@ -69,8 +69,9 @@ function reasoningServer(mode: 'field' | 'think-tags', withDetails: boolean): Pr
   );
 }
 
+/** The row's records sent before its window closed: cool-down records (`cooldown: true`, the last one possibly cancelled) are left out. */
 function records(out: string): RequestRecord[] {
-  return readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
+  return readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord).filter((r) => r.cooldown !== true);
 }
 
 const run = (url: string, out: string, extra: string[] = []): ReturnType<typeof runCli> =>
@@ -83,7 +84,9 @@ describe('reasoning models: reasoning tokens and time to first answer token (iss
     try {
       const res = await run(s.url, 'field');
       expect(res.code, res.stderr).toBe(0);
-      for (const r of records(join(dir, 'field'))) {
+      const measured = records(join(dir, 'field'));
+      expect(measured).toHaveLength(6);
+      for (const r of measured) {
         expect(r.reasoningTokens).toBe(REASONING);
         expect(r.reasoningTokenSource).toBe('server-usage');
         // TTFO at the server's first answer write, after ≥ 40 × 5 ms of reasoning: never before it (the client's clock
@@ -109,7 +112,9 @@ describe('reasoning models: reasoning tokens and time to first answer token (iss
     try {
       const res = await run(s.url, 'tags', ['--reasoning-format', 'think-tags']);
       expect(res.code, res.stderr).toBe(0);
-      for (const r of records(join(dir, 'tags'))) {
+      const measured = records(join(dir, 'tags'));
+      expect(measured).toHaveLength(6);
+      for (const r of measured) {
         expect(r.reasoningTokenSource).toBe('client-tokenizer');
         expect(Math.abs((r.reasoningTokens as number) - REASONING)).toBeLessThanOrEqual(2);
         const id = r.serverRequestId as string;
@@ -150,7 +155,9 @@ describe('reasoning against the simulator (--reasoning-tokens 40)', () => {
       const res = await runCli(['run', '--target', server.url, '--api', api, '--model', 'Qwen2-7B-Instruct', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2',
         '--max-requests', '4', '--output-tokens', '64', '--idle-wait', '0', '--out', out, '--no-progress', ...extra]);
       expect(res.code, res.stderr).toBe(0);
-      for (const r of records(out)) {
+      const measured = records(out);
+      expect(measured).toHaveLength(4);
+      for (const r of measured) {
         expect(Math.abs((r.reasoningTokens as number) - 40)).toBeLessThanOrEqual(2);
         // The answer starts after the reasoning: later than the first token, by about 40 tokens' worth of steps.
         expect(r.ttfoMs as number).toBeGreaterThan((r.ttftMs as number) + 20 * (r.itlMs as number));

@@ -70,8 +70,10 @@ describe('connection setup is not counted as client lag', () => {
       await target.close();
       await server.close();
     }
-    expect(records.length).toBeGreaterThanOrEqual(10);
-    for (const r of records) {
+    // The row's cool-down requests are records too; the one still in flight when the last measured request finished
+    // was cancelled (incomplete) and is left out here. Every other record, measured or cool-down, succeeded.
+    expect(records.filter((r) => r.cooldown !== true).length).toBeGreaterThanOrEqual(10);
+    for (const r of records.filter((x) => !(x.cooldown === true && x.status === 'incomplete'))) {
       expect(r.status).toBe('ok');
       expect(r.connectWaitMs).toBeGreaterThanOrEqual(0);
       expect(r.connectWaitMs).toBeLessThanOrEqual(r.dispatchLagMs);

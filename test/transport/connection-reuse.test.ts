@@ -78,7 +78,14 @@ for (const which of ['h1', 'undici'] as const) {
         expect(row.requests).toMatchObject({ total: 30, ok: 30, errors: 0 });
         expect(row.requests.retried).toBeGreaterThanOrEqual(1);
         expect(row.requests.retried).toBeLessThanOrEqual(4);
-        expect(server.received).toBe(records.length);
+        // Every request reached the server at most once, and every one that was not cut reached it exactly once. With
+        // four streams the row's cool-down requests are records too; the ones still in flight when the last measured
+        // request finished were cancelled, and one cancelled before its reply's head came back (still connecting, or
+        // written on a dying connection and not yet sent again) may never have been read.
+        const cut = records.filter((r) => r.cooldown === true && r.status === 'incomplete');
+        expect(records.filter((r) => r.status !== 'ok')).toEqual(cut);
+        expect(server.received).toBeGreaterThanOrEqual(records.length - cut.filter((r) => r.headersAtMs === undefined).length);
+        expect(server.received).toBeLessThanOrEqual(records.length);
       });
 
       it('a request the server read and then dropped is a failure, not retried', async () => {

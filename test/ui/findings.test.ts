@@ -58,7 +58,7 @@ describe('dashboard findings (issue 36, finding 13)', () => {
     expect(runs.find((r) => r.name === 'grid')?.rowsText).toBe('4 cells');
     expect(runs.find((r) => r.name === 'conc')?.rowsText).toBe('2');
     const table = await runCli(['ls', '--results', results]);
-    for (const r of runs) expect(table.stdout).toMatch(new RegExp(`\\|\\s+${r.rowsText}\\s+\\|\\s+predicted`));
+    for (const r of runs) expect(table.stdout).toMatch(new RegExp(`\\|\\s+${(r.rowsText ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+\\|\\s+predicted`));
   });
 
   it('shows the notes as text: no Markdown escape such as \\*', async () => {
