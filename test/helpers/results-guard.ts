@@ -16,8 +16,22 @@ let before = new Set<string>();
 beforeAll(() => {
   before = listing();
 });
-afterAll(() => {
-  const added = [...listing()].filter((name) => !before.has(name) && !name.startsWith('.'));
+/**
+ * A run that stops before writing anything (a refused target, say) removes the folder it made; with two test files
+ * running at once, another file's such run can be caught half-way. Only a folder that still holds a run's files
+ * a moment later counts.
+ */
+const holdsRun = (name: string): boolean => {
+  try {
+    return readdirSync(join(RESULTS, name)).some((f) => !f.startsWith('.'));
+  } catch {
+    return false;
+  }
+};
+afterAll(async () => {
+  const fresh = [...listing()].filter((name) => !before.has(name) && !name.startsWith('.'));
+  if (fresh.length > 0) await new Promise((r) => setTimeout(r, 2000));
+  const added = fresh.filter(holdsRun);
   if (added.length > 0) {
     throw new Error(`a test wrote ${added.join(', ')} into ${RESULTS} while this file ran: pass --out or --results into a temp folder (fs.mkdtempSync)`);
   }
