@@ -127,7 +127,17 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
     // Each row that waited, or came after a row that cut requests, with what it waited for; the others' one way.
     const own = (s: StageSummary): boolean => (s.idleWait?.waitedS ?? 0) >= 0.05 || /^after .* (cut \d+ requests?|stopped early):/.test(s.idleWait?.method ?? '');
     const long = checked.filter(own);
-    const where = long.length > 0 ? `: ${long.map((s) => `${s.label} ${s.idleWait?.waitedS.toFixed(1)} s${s.idleWait?.idle ? ` (${s.idleWait.method})` : ''}`).join('; ')}` : '';
+    // What a wait was for ("until the server's /metrics read …") is said once; later rows name only what came before.
+    const said = new Set<string>();
+    const why = (method: string): string => {
+      const m = /^(after .*?): (until .*)$/.exec(method);
+      if (!m) return method;
+      const [, after, until] = m as unknown as [string, string, string];
+      if (said.has(until)) return after;
+      said.add(until);
+      return method;
+    };
+    const where = long.length > 0 ? `: ${long.map((s) => `${s.label} ${s.idleWait?.waitedS.toFixed(1)} s${s.idleWait?.idle ? ` (${why(s.idleWait.method)})` : ''}`).join('; ')}` : '';
     const how = [...new Set(checked.filter((s) => s.idleWait?.idle && !own(s)).map((s) => s.idleWait?.method))].join('; ');
     out.push(`idle server before each row: waited ${total.toFixed(1)} s in all${where}${how ? `${long.length > 0 ? '; the other rows' : ''} (${how})` : ''}`);
   }
