@@ -4,26 +4,19 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveRunOptions } from '../../src/config/run-options.js';
 import { InferbenchError } from '../../src/core/errors.js';
 import { detectEngine } from '../../src/dialects/detect.js';
 import type { StageSummary } from '../../src/metrics/summary.js';
 import { noneFinished } from '../../src/report/layouts.js';
 import { resolveRun } from '../../src/store/run-store.js';
+import { runOptionProblem } from '../helpers/run-option-problem.js';
 import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
 import { startFixedDelayServer } from '../helpers/openai-server.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-messages-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function problemOf(flags: Parameters<typeof resolveRunOptions>[0]): string {
-  try {
-    resolveRunOptions(flags, {});
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('no problem reported');
-}
+const problemOf = runOptionProblem;
 
 /** A TCP server that accepts connections and never answers (a hung server, or a port behind a black hole). */
 async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {

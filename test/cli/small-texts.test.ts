@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropIdenticalRepeats } from '../../src/cli/run-outcome.js';
 import { scaleLine } from '../../src/cli/sim-command.js';
-import { resolveRunOptions } from '../../src/config/run-options.js';
 import { interval } from '../../src/metrics/repeats.js';
 import type { StageSummary } from '../../src/metrics/summary.js';
 import { describeWorkload } from '../../src/workload/create.js';
+import { runOptionProblem } from '../helpers/run-option-problem.js';
 import { runCli } from '../helpers/cli.js';
 import { startSlotServer } from '../helpers/slot-server.js';
 import { VLLM } from '../interop/helpers.js';
@@ -15,14 +15,7 @@ import { VLLM } from '../interop/helpers.js';
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-small-texts-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function problemOf(flags: Parameters<typeof resolveRunOptions>[0]): string {
-  try {
-    resolveRunOptions(flags, {});
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('no problem reported');
-}
+const problemOf = runOptionProblem;
 
 describe('issue 36 item 10: --data without output_tokens', () => {
   it('asks --output-tokens (default 128, as --help says), says so, and notes that a 1-entry file repeats', async () => {

@@ -85,7 +85,9 @@ describe.skipIf(skipReason !== undefined)('real llama-server: tiny llama (GPT-2 
 
     it('runs 100 requests with no failures', () => {
       const stage = run.summary.stages[0];
-      const failed = run.records.filter((r) => r.status !== 'ok');
+      // The cool-down's requests (sent after the window so its last measured ones never ran on a draining server)
+      // are cancelled once every measured one has finished: kept on disk, never failures.
+      const failed = run.records.filter((r) => r.status !== 'ok' && r.cooldown !== true);
       report('100 requests', [
         `row: ${stage?.requests.total} requests, ok ${stage?.requests.ok}, errors ${stage?.requests.errors}, incomplete ${stage?.requests.incomplete}, ` +
           `retried on a fresh connection ${stage?.requests.retried ?? 0}, ` +
