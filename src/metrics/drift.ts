@@ -1,4 +1,5 @@
 import type { StageAccumulator } from './accumulator.js';
+import { sentRequestLatencies } from './window-figures.js';
 
 /** A row is not steady when its first and last quarters' medians differ by more than this factor ... */
 export const DRIFT_FACTOR = 3;
@@ -42,21 +43,7 @@ const quantile = (sorted: readonly number[], q: number): number => {
  * already; this catches rows that kept up with their load while the server itself changed.
  */
 export function driftWarning(acc: StageAccumulator, fromMs: number, toMs: number): string | undefined {
-  const t = acc.timeline;
-  const status = t.status.view();
-  const sent = t.sent.view();
-  const first = t.firstToken.view();
-  const last = t.lastToken.view();
-  const out = t.outputTokens.view();
-  const rows: Array<{ sent: number; ttft: number; itl: number }> = [];
-  for (let i = 0; i < status.length; i++) {
-    const s = sent[i] as number;
-    const f = first[i] as number;
-    if (status[i] !== 0 || s < fromMs || s > toMs || Number.isNaN(f)) continue;
-    const n = out[i] as number;
-    const l = last[i] as number;
-    rows.push({ sent: s, ttft: f - s, itl: n > 1 && !Number.isNaN(l) ? (l - f) / (n - 1) : Number.NaN });
-  }
+  const rows = sentRequestLatencies(acc, fromMs, toMs);
   const q = Math.floor(rows.length / 4);
   if (q < MIN_PER_QUARTER) return undefined;
   rows.sort((a, b) => a.sent - b.sent);

@@ -1,6 +1,6 @@
 import type { StageAccumulator } from './accumulator.js';
 import { computeStats, type Stats } from './stats.js';
-import { windowFigures } from './window-figures.js';
+import { sentRequestLatencies, windowFigures } from './window-figures.js';
 
 /**
  * `--steady-state`: each row's figures again over the stretch where the load the server held was stable, beside the
@@ -82,21 +82,9 @@ export function steadyStateFigures(acc: StageAccumulator, fromMs: number, toMs: 
   }
   if (!best || best.b - best.a < 0.25 * (toMs - fromMs)) return undefined;
   const fig = windowFigures(acc, best.a, best.b);
-  const t = acc.timeline;
-  const status = t.status.view();
-  const sent = t.sent.view();
-  const first = t.firstToken.view();
-  const last = t.lastToken.view();
-  const out = t.outputTokens.view();
-  const ttft: number[] = [];
-  const itl: number[] = [];
-  for (let i = 0; i < status.length; i++) {
-    const s = sent[i] as number;
-    if (status[i] !== 0 || s < best.a || s > best.b || Number.isNaN(first[i] as number)) continue;
-    ttft.push((first[i] as number) - s);
-    const n = out[i] as number;
-    if (n > 1) itl.push(((last[i] as number) - (first[i] as number)) / (n - 1));
-  }
+  const inBand = sentRequestLatencies(acc, best.a, best.b);
+  const ttft = inBand.map((r) => r.ttft);
+  const itl = inBand.map((r) => r.itl).filter((x) => !Number.isNaN(x));
   const ttftStats = computeStats(ttft);
   const itlStats = computeStats(itl);
   return {

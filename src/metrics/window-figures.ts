@@ -86,3 +86,30 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
     inFlightAtClose,
   };
 }
+
+/** A successful request sent in a window: its send time, TTFT and ITL (NaN when it has fewer than two output tokens). */
+export interface SentRequestLatency {
+  sent: number;
+  ttft: number;
+  itl: number;
+}
+
+/** The successful requests sent in [fromMs, toMs] that have a first token, in the timeline's order. */
+export function sentRequestLatencies(acc: StageAccumulator, fromMs: number, toMs: number): SentRequestLatency[] {
+  const t = acc.timeline;
+  const status = t.status.view();
+  const sent = t.sent.view();
+  const first = t.firstToken.view();
+  const last = t.lastToken.view();
+  const out = t.outputTokens.view();
+  const rows: SentRequestLatency[] = [];
+  for (let i = 0; i < status.length; i++) {
+    const s = sent[i] as number;
+    const f = first[i] as number;
+    if (status[i] !== 0 || s < fromMs || s > toMs || Number.isNaN(f)) continue;
+    const n = out[i] as number;
+    const l = last[i] as number;
+    rows.push({ sent: s, ttft: f - s, itl: n > 1 && !Number.isNaN(l) ? (l - f) / (n - 1) : Number.NaN });
+  }
+  return rows;
+}
