@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { json, readBody } from './http-util.js';
+import { json, readBody, trackedTimers } from './http-util.js';
 
 /**
  * A test server with a hard capacity, for capacity-search tests whose decisions must not depend on the host's timing:
@@ -28,14 +28,7 @@ export interface HardCapacityServer {
 export async function startHardCapacityServer(opts: HardCapacityOptions): Promise<HardCapacityServer> {
   let inServer = 0;
   const stats = { received: 0, overflowed: 0 };
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (ms: number, fn: () => void): void => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const { later, clearAll: clearTimers } = trackedTimers();
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: 'hard-model', object: 'model', owned_by: 'test' }] });
     if (req.method === 'GET' && req.url === '/metrics') {
@@ -80,7 +73,7 @@ export async function startHardCapacityServer(opts: HardCapacityOptions): Promis
     stats,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const t of timers) clearTimeout(t);
+        clearTimers();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

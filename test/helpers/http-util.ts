@@ -15,3 +15,21 @@ export function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
   });
 }
+
+/** Timers a test server starts (`later`), all cancelled at once when it closes (`clearAll`). */
+export function trackedTimers(): { later(ms: number, fn: () => void): void; clearAll(): void } {
+  const timers = new Set<NodeJS.Timeout>();
+  return {
+    later(ms, fn) {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        fn();
+      }, ms);
+      timers.add(t);
+    },
+    clearAll() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { json, readBody } from './http-util.js';
+import { json, readBody, trackedTimers } from './http-util.js';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -59,14 +59,7 @@ export async function startSlotServer(opts: SlotServerOptions): Promise<SlotServ
   const stats = { received: 0, cacheHits: 0, abandonedServed: 0, maxWaiting: 0, arrivedOnAbandoned: 0 };
   const active = new Set<Job>();
   const abandoned = (j: Job): boolean => j.res.destroyed || j.res.writableEnded;
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (ms: number, fn: () => void): void => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const { later, clearAll: clearTimers } = trackedTimers();
 
   const start = (job: Job): void => {
     running++;
@@ -148,7 +141,7 @@ export async function startSlotServer(opts: SlotServerOptions): Promise<SlotServ
     waiting: () => queue.length,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const t of timers) clearTimeout(t);
+        clearTimers();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
