@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { rawTcpServer } from '../helpers/raw-tcp-server.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-failure-texts-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -24,24 +24,7 @@ async function statusServer(status: number): Promise<{ url: string; close: () =>
 }
 
 /** A TCP server that accepts each connection, reads what comes, and closes it without a reply. */
-async function closingServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const srv: Server = createServer((s) => {
-    sockets.add(s);
-    s.once('data', () => s.destroy());
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => srv.close(() => r()));
-    },
-  };
-}
+const closingServer = (): ReturnType<typeof rawTcpServer> => rawTcpServer((s) => s.once('data', () => s.destroy()));
 
 const common = ['--rate', '4', '--max-seconds', '2', '--output-tokens', '4', '--prompt-tokens', '16', '--tokenizer', 'approx', '--no-progress'];
 

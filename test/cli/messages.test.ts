@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { resolveRun } from '../../src/store/run-store.js';
 import { runOptionProblem } from '../helpers/run-option-problem.js';
 import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
 import { startFixedDelayServer } from '../helpers/openai-server.js';
+import { rawTcpServer } from '../helpers/raw-tcp-server.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-messages-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -19,19 +19,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const problemOf = runOptionProblem;
 
 /** A TCP server that accepts connections and never answers (a hung server, or a port behind a black hole). */
-async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const sockets: Socket[] = [];
-  const srv: Server = createServer((s) => void sockets.push(s));
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => srv.close(() => r()));
-    },
-  };
-}
+const silentServer = (): ReturnType<typeof rawTcpServer> => rawTcpServer();
 
 describe('messages (issue 17, item 8)', () => {
   it('a malformed --rate, --concurrency or --input-lens is one problem, not also "needs --rate"', () => {
