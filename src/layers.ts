@@ -1,0 +1,29 @@
+/**
+ * The import flow of `src/`, stated once: folders from LOW to HIGH. A file may import from its own folder or from a
+ * folder earlier in this list, never from a later one; files directly in `src/` (this file, index.ts) are the top.
+ * Folders in one inner array are peers on the same level and must not import each other.
+ * test/architecture/import-flow.test.ts reads this list and fails on an import against it or on any import cycle;
+ * docs/architecture.md explains the order and how to add a folder.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['core'],
+  ['results'],
+  ['dialects'],
+  ['transport', 'workload'],
+  ['metrics'],
+  ['load'],
+  ['store'],
+  ['distributed'],
+  ['sim'],
+  ['report'],
+  ['interop'],
+  ['config'],
+  ['runplan'],
+  ['plan'],
+  ['k8s'],
+  ['ui'],
+  ['cli'],
+];
+
+/** Folders left out of the check: `ui/client` is a separate browser bundle with its own tsconfig. */
+export const LAYER_CHECK_EXCLUDED = ['ui/client'] as const;
