@@ -1,2 +1,2 @@
-/** What the built-in simulator models when no flag says otherwise (issue: the default target). */
-export const DEFAULT_SIM = { engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1 } as const;
+// The default simulated engine lives in sim/ so config/ can read it without importing cli/ (src/layers.ts).
+export { DEFAULT_SIM } from '../sim/default-engine.js';

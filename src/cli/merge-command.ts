@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
+import type { RunOptions } from '../config/run-options.js';
 import { mergeShards, readShardFolder } from '../distributed/merge.js';
 import { healthLine } from '../metrics/health.js';
 import { renderCsvReport, renderMarkdownReport, renderTerminalReport } from '../report/run-summary.js';
@@ -50,7 +51,8 @@ export async function mergeCommand(dirs: string[], flags: MergeFlags, io: { stdo
     }
     if (m) say(`rows: the shards started each row within ${m.rowStartSkewMs.toFixed(1)} ms of each other; each row's figures cover the window in which every shard was measuring`);
     say(`\n${renderTerminalReport(doc, { style: terminalStyle(human) })}`);
-    if (base) say(shortWindowRules(base.manifest.options));
+    // A shard's manifest keeps the run's options as run resolved them.
+    if (base) say(shortWindowRules(base.manifest.options as RunOptions));
     if (doc.health) say(healthLine(doc.health));
     say(`saved: ${join(outDir, 'summary.json')}, requests.jsonl, table.md, table.csv`);
     if (flags.json) io.stdout.write(`${JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)}\n`);

@@ -2,12 +2,10 @@ import { shortError } from '../core/short-error.js';
 import type { StageSummary } from '../metrics/summary.js';
 import type { StageSpec } from '../load/types.js';
 
-/** Live counters, bumped on the hot path (plain increments, nothing else). */
-export interface ProgressCounters {
-  dispatched: number;
-  done: number;
-  errors: number;
-}
+import type { ProgressCounters } from '../ui/progress-counters.js';
+
+// The counters' type lives in ui/ (the live feed reads them), below cli/ (src/layers.ts).
+export type { ProgressCounters };
 
 /**
  * One live line per stage on a TTY (redrawn at most every 200 ms); plain periodic lines otherwise.

@@ -1,4 +1,4 @@
-import { DEFAULT_SIM } from '../cli/defaults.js';
+import { DEFAULT_SIM } from '../sim/default-engine.js';
 import type { ApiName } from '../dialects/types.js';
 import { findModel, listModels } from '../sim/catalog/index.js';
 import { DEFAULT_IMAGE_SIZE, type ImageSpec } from '../workload/images.js';

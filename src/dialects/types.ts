@@ -62,8 +62,9 @@ export interface HttpRequestPlan {
   contentLength?: number;
 }
 
-/** Where a token count came from; design.md §2. */
-export type TokenCountSource = 'server-usage' | 'server-details' | 'client-tokenizer' | 'chunk-count';
+/** Where a token count came from; design.md §2 (the results schema's list). */
+export type { TokenCountSource } from '../results/record.js';
+import type { TokenCountSource } from '../results/record.js';
 
 export interface UsageInfo {
   promptTokens?: number;

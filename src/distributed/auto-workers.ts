@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import type { RunOptions } from '../config/run-options.js';
 import { DEFAULT_THROUGHPUT_CONCURRENCY } from '../load/profiles.js';
 import type { Workload } from '../workload/types.js';
 
@@ -22,8 +21,17 @@ export interface WorkerChoice {
   reason: string;
 }
 
+/** The load-shaping options chooseWorkers reads (a subset of config's RunOptions, declared here below config/). */
+export interface WorkerLoadOptions {
+  profile: string;
+  concurrencies?: readonly number[];
+  maxConcurrency?: number;
+  numPrompts: number;
+  rates?: readonly number[];
+}
+
 /** `--workers auto`: one worker unless the load the flags ask for needs more, at most cores − 1. */
-export function chooseWorkers(opts: RunOptions, workload: Workload, cores = availableParallelism()): WorkerChoice {
+export function chooseWorkers(opts: WorkerLoadOptions, workload: Workload, cores = availableParallelism()): WorkerChoice {
   let outSum = 0;
   for (let i = 0; i < 50; i++) outSum += workload.item(i).outputTokens;
   const meanOut = outSum / 50;

@@ -5,21 +5,20 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RunOptions } from '../config/run-options.js';
 import { configError } from '../core/errors.js';
 import type { WindowOutcome } from '../load/window.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { StageSummary } from '../metrics/summary.js';
-import type { RunSummaryDoc } from '../report/run-summary.js';
+import type { RunSummaryDoc } from '../results/run-summary.js';
 import { walkMeasuredRecords } from '../store/requests-reader.js';
 import type { MergedFrom } from './merge-types.js';
-import { recomputeStage, recordedWindow } from './recompute.js';
+import { recomputeStage, recordedWindow, type RecomputeOptions } from './recompute.js';
 import type { ShardInfo } from './shard-run.js';
 
 export interface ShardFolder {
   dir: string;
-  manifest: Record<string, unknown> & { options: RunOptions };
+  manifest: Record<string, unknown> & { options: RecomputeOptions & { records?: { kind: string } } };
   summary: RunSummaryDoc & { complete?: boolean };
   shard: ShardInfo;
   records: RequestRecord[];

@@ -30,14 +30,8 @@ export type ToWorker =
   | { type: 'stats' }
   | { type: 'close' };
 
-/** The worker's own health, for the run's client-health line. */
-export interface WorkerStats {
-  index: number;
-  /** Share of wall time its event loop was busy (0–1). */
-  eventLoopUtilization: number;
-  eventLoopDelayP99Ms: number;
-  requests: number;
-}
+export type { WorkerStats } from '../results/run-summary.js';
+import type { WorkerStats } from '../results/run-summary.js';
 
 /** Worker → coordinator. */
 export type FromWorker =

@@ -1,8 +1,19 @@
-import type { RunOptions } from '../config/run-options.js';
-import type { StageResult, StageSpec } from '../load/types.js';
+import type { ArrivalKind, StageResult, StageSpec } from '../load/types.js';
 import type { WindowOutcome } from '../load/window.js';
 import type { RequestRecord } from '../metrics/record.js';
-import { attachServerTelemetry, summarizeStage, type StageSummary } from '../metrics/summary.js';
+import { attachServerTelemetry, summarizeStage, type Slo, type StageSummary } from '../metrics/summary.js';
+
+/**
+ * The run options a row's summary depends on: the fields of config's RunOptions that recomputing reads, declared
+ * here so that distributed/ stays below config/ (src/layers.ts); a RunOptions (or a manifest's saved one) fits.
+ */
+export interface RecomputeOptions {
+  profile: string;
+  arrival: ArrivalKind;
+  burstiness?: number;
+  slo?: Slo;
+  workload: { turns?: string; trace?: string; prefixTokens?: number };
+}
 
 /**
  * One row's summary recomputed from its records, exactly as the run computed it: the same accumulator and
@@ -13,7 +24,7 @@ export function recomputeStage(
   row: StageSummary,
   records: readonly RequestRecord[],
   window: WindowOutcome | undefined,
-  context: { options: Pick<RunOptions, 'profile' | 'arrival' | 'burstiness' | 'slo' | 'workload'>; startedAtMs: number; endedAtMs: number },
+  context: { options: RecomputeOptions; startedAtMs: number; endedAtMs: number },
 ): StageSummary {
   const result: StageResult = {
     spec: specOf(row, context.options),
@@ -49,7 +60,7 @@ export function recordedWindow(row: StageSummary, shiftMs = 0): WindowOutcome | 
  * The parts of a row's spec its summary reads (kind, load, label, grid cell, arrival process, whether prompts share
  * prefixes on purpose), rebuilt from the saved row and the run's options. Only summaries are made from it.
  */
-function specOf(row: StageSummary, o: Pick<RunOptions, 'profile' | 'arrival' | 'burstiness' | 'workload'>): StageSpec {
+function specOf(row: StageSummary, o: RecomputeOptions): StageSpec {
   const w = o.workload;
   const sharesPrefixes = w.turns !== undefined || w.trace !== undefined || (w.prefixTokens ?? 0) > 0;
   const base = {

@@ -1,31 +1,14 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { RunOptions } from '../config/run-options.js';
 import { sleepUntil } from '../core/clock.js';
 
-/** What a shard records about itself (manifest.json and summary.json `shard`), and what merge checks. */
-export interface ShardInfo {
-  index: number;
-  count: number;
-  /** Hash of every option that shapes the load (not --shard, --out, --start-at, output styles): equal on every shard of one run. */
-  runKey: string;
-  seed: number;
-  /** The instant every shard was told to start (ISO-8601), when --start-at was given. */
-  startAt?: string;
-  /** When this shard actually started its first row (ISO-8601, its own wall clock). */
-  startedAt: string;
-  /** startedAt − startAt, ms: how late this shard started (image pull, a slow node). */
-  startOffsetMs?: number;
-  /** `--barrier`: the folder the shards met in before every row. */
-  barrier?: string;
-  /** Wall clock (epoch ms) at this process's performance.now() = 0: merge puts every shard's stamps on one time line. */
-  epochOriginMs: number;
-}
+export type { ShardInfo } from '../results/run-summary.js';
 
 /** Options that do not change what is sent: they may differ between the shards of one run. */
 const PER_SHARD = new Set(['shard', 'out', 'startAt', 'progress', 'json', 'formats', 'apiKey', 'resume', 'columns', 'workers', 'barrier']);
 
-export function runKeyOf(opts: RunOptions): string {
+/** A hash of the options that change what is sent (any options object: config's RunOptions in practice). */
+export function runKeyOf(opts: object): string {
   const kept = Object.entries(opts)
     .filter(([k, v]) => !PER_SHARD.has(k) && v !== undefined)
     .sort(([a], [b]) => a.localeCompare(b));

@@ -1,5 +1,5 @@
 import type { RequestRecord } from '../metrics/record.js';
-import type { RunSummaryDoc } from '../report/run-summary.js';
+import type { RunSummaryDoc } from '../results/run-summary.js';
 
 /** The tools whose result files `inferbench import` reads (manifest.json `source.tool`). */
 export const SOURCE_TOOLS = ['guidellm', 'vllm-bench-serve', 'sglang-bench-serving', 'aiperf', 'genai-bench'] as const;

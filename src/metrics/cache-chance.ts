@@ -1,4 +1,4 @@
-import type { StageSummary } from './summary.js';
+import type { StageSummary } from '../results/stage.js';
 
 /**
  * Cached prompt tokens per request up to this many are chance, not a prefix-cache hit: unique prompts still share

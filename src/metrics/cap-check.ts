@@ -1,4 +1,4 @@
-import type { CapSearch } from '../load/window.js';
+import type { CapSearch } from '../results/stage.js';
 
 /**
  * Whether a throughput row's window held the in-flight cap its search kept. The figures describe what the window

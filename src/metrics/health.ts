@@ -1,34 +1,10 @@
-import type { WorkerStats } from '../distributed/protocol.js';
+import type { WorkerStats } from '../results/run-summary.js';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import type { StageSummary } from './summary.js';
+import type { StageSummary } from '../results/stage.js';
 
-/** The client's own health over a run: is the number measured the server's, or the client's limit? */
-export interface ClientHealth {
-  /** Send time minus target time, less any wait for a concurrency slot or a connection: the client's own lateness. */
-  dispatchLagP99Ms: number;
-  /**
-   * Time spent opening connections before sending (p99 over non-burst rows): the network's and the server's
-   * time, e.g. a new connection per request to a server that closes each one after its reply. Not client lag.
-   */
-  connectWaitP99Ms: number;
-  eventLoopDelayP99Ms: number;
-  /** Client CPU time / wall time (1 = one core fully busy). */
-  clientCpuShare: number;
-  clientLimited: boolean;
-  warning?: string;
-  /** Requests whose dispatch lag was measured (paced rows' windows); 0: dispatchLagP99Ms is no measurement (shown as —). */
-  dispatchLagSamples?: number;
-  /**
-   * The main thread's own CPU time / wall time (Linux): the client's event loop alone, without the built-in
-   * simulator's or load workers' threads that clientCpuShare counts too.
-   */
-  mainThreadCpuShare?: number;
-  /** Time the main thread was ready to run but waited for a CPU, over wall time (Linux schedstat): other work held the cores. */
-  cpuWaitShare?: number;
-  /** `run --workers N`: each load worker thread's own event loop (this figure set is the coordinator's). */
-  workers?: WorkerStats[];
-}
+export type { ClientHealth } from '../results/run-summary.js';
+import type { ClientHealth } from '../results/run-summary.js';
 
 export class HealthMonitor {
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });

@@ -1,21 +1,8 @@
 import type { Stats } from './stats.js';
-import type { StageSummary } from './summary.js';
+import type { StageSummary } from '../results/stage.js';
 
-/**
- * `--repeat N`: each row run N times with the same seed family (seed + repeat, fresh prompts). The row then
- * stands for all N: every figure is the mean of the repeats' figures (as AIPerf aggregates profile runs), counts
- * are summed, and the main figures carry a 95% Student-t interval, mean ± t(0.975, N−1)·s/√N — how far the next
- * set of N runs may put the mean, with run-to-run variance (warm-up state, batching luck, a noisy neighbour) in it,
- * which one run's percentiles cannot show.
- */
-export interface RepeatInterval {
-  mean: number;
-  /** 95% two-sided Student-t half-width (0 with one value). */
-  halfWidth: number;
-  stddev: number;
-  n: number;
-  values: number[];
-}
+export type { RepeatInterval } from '../results/stage.js';
+import type { RepeatInterval } from '../results/stage.js';
 
 /** Figures that get an interval: the table's main columns. */
 export const REPEAT_FIGURES: Record<string, (s: StageSummary) => number | undefined> = {

@@ -1,15 +1,6 @@
-/** Distribution summary of one per-request metric. Percentiles use linear interpolation (numpy's default). */
-export interface Stats {
-  count: number;
-  mean: number;
-  median: number;
-  p90: number;
-  p95: number;
-  p99: number;
-  min: number;
-  max: number;
-  stddev: number;
-}
+import type { Stats } from '../results/stats.js';
+
+export type { Stats };
 
 export function computeStats(values: ArrayLike<number>): Stats | undefined {
   const n = values.length;

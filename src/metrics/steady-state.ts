@@ -2,27 +2,8 @@ import type { StageAccumulator } from './accumulator.js';
 import { computeStats, type Stats } from './stats.js';
 import { sentRequestLatencies, windowFigures } from './window-figures.js';
 
-/**
- * `--steady-state`: each row's figures again over the stretch where the load the server held was stable, beside the
- * row's own (its steady window opens after one request latency of ramp and closes on time). The rule: the count of
- * requests in flight is a step function of time; its median m over the row's window is the plateau; the steady
- * stretch is the longest interval of the row's window in which the count stays within m ± max(2, 20% of m). Its
- * rates come from the same timeline arithmetic as the row's (window-figures.ts); TTFT and ITL percentiles are over
- * the successful requests sent inside it. A stretch shorter than a quarter of the window is reported as not found.
- */
-export interface SteadyStateFigures {
-  /** Seconds from the row's start, and length. */
-  startS: number;
-  lengthS: number;
-  /** The plateau and the band the count stayed in. */
-  inFlightMedian: number;
-  band: [number, number];
-  requestThroughput: number;
-  outputTokenThroughput: number;
-  sendRate: number;
-  ttftMs?: Stats;
-  itlMs?: Stats;
-}
+export type { SteadyStateFigures } from '../results/stage.js';
+import type { SteadyStateFigures } from '../results/stage.js';
 
 /** In-flight count as steps: [time, count after it]. */
 function inFlightSteps(acc: StageAccumulator): Array<[number, number]> {

@@ -1,180 +1,56 @@
-import type { StageResult } from '../load/types.js';
-import type { CapSearch, WindowRules } from '../load/window.js';
+import { METRIC_NAMES } from '../results/metric-names.js';
+import type { CapSearch, ServerTelemetry, StageSummary } from '../results/stage.js';
+import type { Slo } from '../results/stats.js';
+import type { RequestRecord } from '../results/record.js';
 import { capMismatch } from './cap-check.js';
 import { CHANCE_SHARED_TOKENS } from './cache-chance.js';
 import { driftWarning } from './drift.js';
 import { StageAccumulator } from './accumulator.js';
-import type { ServerTelemetry } from './prometheus.js';
 import { computeStats, type Stats } from './stats.js';
 import { windowFigures } from './window-figures.js';
-import type { RepeatInterval } from './repeats.js';
-import { steadyStateFigures, type SteadyStateFigures } from './steady-state.js';
+import { steadyStateFigures } from './steady-state.js';
 
-/** Service-level objectives: a request is "good" when it meets every one given (ms). */
-export interface Slo {
-  ttftMs?: number;
-  itlMs?: number;
-  e2eMs?: number;
-}
-
-const METRIC_NAMES = [
-  'ttftMs',
-  'itlMs',
-  'e2eMs',
-  'queuedE2eMs',
-  'latencyPerTokenMs',
-  'latencyPerOutputTokenMs',
-  'chunkGapMs',
-  'dispatchLagMs',
-  'timerLagMs',
-  'clientQueueMs',
-  'connectWaitMs',
-  'promptTokens',
-  'outputTokens',
-  'promptTokenMismatch',
-  'ttftFirstTurnMs',
-  'ttftLaterTurnMs',
-  'cachedTokens',
-  'tokensPerChunk',
-  'ttfoMs',
-  'reasoningTokens',
-  'answerItlMs',
-  'imageTokens',
-] as const;
-
-/** promptTokenMismatch: server-reported minus client-built prompt tokens (whole prompts with a server count). */
-export type MetricName = (typeof METRIC_NAMES)[number];
-
-/** One table row: a stage's figures over its measured window (warm-up excluded). */
-export interface StageSummary {
+/**
+ * What summarizeStage reads of a finished stage: the parts of load/'s StageResult (and its StageSpec, WindowRules and
+ * WindowOutcome) it needs, declared here so that metrics/ stays below load/ (src/layers.ts); a StageResult fits.
+ */
+export interface StageInput {
+  spec: StageInputSpec;
   index: number;
-  label: string;
-  kind: 'closed' | 'open' | 'burst';
-  concurrency?: number;
-  targetRate?: number;
-  /**
-   * Length of the window the rates divide by, seconds: the steady window (window.ts) for windowed rows, first send →
-   * last completion of measured requests for batch rows.
-   */
-  durationS: number;
-  /** When the row started and ended on the run's clock (the records' ms). */
-  startedAtMs?: number;
-  endedAtMs?: number;
-  /** Grid rows: the cell, and whether this stage gives its throughput columns or its latency columns. */
-  grid?: { input: number; output: number; role: 'throughput' | 'latency' };
-  /** Which rule chose the window, and where it lay (seconds from the row's start). */
+  records: readonly RequestRecord[];
+  accumulator?: StageAccumulator;
+  startedAtMs: number;
+  endedAtMs: number;
   window?: {
-    rule: 'steady' | 'batch';
-    startS: number;
-    lengthS: number;
-    /** Where the window lay on the run's clock (the records' ms): figures recompute from requests.jsonl over it. */
-    fromMs?: number;
-    toMs?: number;
-    /** The window opened at the ramp limit, before the server had settled. */
+    openAtMs: number | null;
+    closeAtMs: number | null;
     unsettled?: boolean;
-    /** Throughput rows: the in-flight cap searched in the ramp, and each step's completion rate. */
     capSearch?: CapSearch;
-    inFlightAtOpen?: number;
-    inFlightAtClose?: number;
+    stoppedEarly?: string;
+    overSaturated?: string;
   };
-  /** Why the row stopped sending before its limit (a streak of fast failures, a server that answers nothing). */
-  stoppedEarly?: string;
-  /**
-   * A time-limited row whose window held fewer requests than a row needs to describe its load (`min`, the window's
-   * DEFAULT_MIN_SAMPLES), even kept open to its longest: how many it held, and the --max-seconds that would gather
-   * `min` at the rate it sent (0 when it sent nothing to go by).
-   */
-  fewRequests?: { held: number; min: number; suggestedMaxSeconds: number };
-  /** The row stopped on its stall limit with not one request completed: the server answered nothing. */
-  serverSilent?: boolean;
-  /** Why the row's figures may not describe a steady state (printed under the table). */
-  steadyWarnings?: string[];
-  /** Open loop: why the row was overloaded (it did not keep up with its target), when it was. */
-  overload?: string;
-  /** Before the row: how long the run waited for the server to be idle, and whether it was (run-command). */
-  idleWait?: { waitedS: number; idle: boolean; method: string };
-  /**
-   * Share of prompt tokens served from the server's prefix cache, 0..1: Σ cached / Σ prompt tokens of the measured
-   * successes whose usage reported it (`prefixCacheSource: 'usage'`), else the server's counters or gauge over the row.
-   */
-  prefixCacheHitRate?: number;
-  prefixCacheSource?: 'usage' | 'server-counters' | 'server-gauge';
-  /**
-   * Speculative decoding as the server reported it per request (SGLang `meta_info.spec_verify_ct`): mean tokens
-   * produced per verify pass (Σ output tokens / Σ verify passes, SGLang's own "accept length"), over `requests`.
-   */
-  specAcceptLength?: { tokensPerVerify: number; verifySteps: number; requests: number };
-  /** `--steady-state`: the row's figures over the stretch where requests in flight held steady (null: none found). */
-  steadyState?: SteadyStateFigures | null;
-  /**
-   * Conversations (--turns, session traces) with a measured turn: how many, their turns, first send → last reply of
-   * each, and the prefix-cache hit rate of first and later turns (from usage) — the later turns resend the history.
-   */
-  sessions?: { count: number; meanTurns: number; durationMs: Stats; prefixCacheHitRateFirstTurn?: number; prefixCacheHitRateLaterTurns?: number };
-  /**
-   * The server reported cached prompt tokens although the workload shares no prefix on purpose: per request in its
-   * usage, or (source 'server-metrics') only as a hit rate over the row in its own /metrics (requests: the row's).
-   */
-  unintendedCache?: { requests: number; meanCachedTokens: number; shareOfPromptTokens: number; source?: 'server-metrics' };
-  /**
-   * retried: requests sent again on a fresh connection, not failures (absent = none). warmup: sent in the ramp-up;
-   * cooldown: sent after the window closed while the load stayed on for its last requests; cooldownCut: unmeasured
-   * requests (the cool-down's, a ramp-up straggler) cancelled once those had finished (kept in requests.jsonl; absent = none).
-   */
-  requests: { total: number; ok: number; errors: number; incomplete: number; warmup: number; retried?: number; cooldown?: number; cooldownCut?: number };
-  /** Failed requests by error code; HTTP errors as `E_HTTP_STATUS:<status>`. */
-  errorsByCode: Record<string, number>;
-  /** errors / (ok + errors): requests cut by the run's end or a stop are counted apart, as incomplete. */
-  failureShare: number;
-  /** First error message seen, to print in place of figures when nothing succeeded. */
-  firstError?: string;
-  requestThroughput: number;
-  /** Embeddings: texts per request (`--batch-size`) and texts embedded per second (request throughput × that). */
-  inputsPerRequest?: number;
-  inputThroughput?: number;
-  outputTokenThroughput: number;
-  promptTokenThroughput: number;
-  totalTokenThroughput: number;
-  /** Requests sent per second inside the window (open loop: compare with targetRate). Never the throughput's division. */
-  sendRate: number;
-  /** Completions of any outcome (ok or failed) per second inside the window: compare with sendRate. */
-  completionRate?: number;
-  /**
-   * Open loop only: the row did not keep up — it sent under 95% of its target rate, or completions fell under 90%
-   * of sends, or the requests in flight grew through the window (see `overload`).
-   */
-  belowTarget: boolean;
-  /** Time-weighted mean of requests in flight. */
-  meanConcurrency: number;
-  metrics: Partial<Record<MetricName, Stats>>;
-  /** Requests whose output length differed from the requested length. */
-  outputLengthMismatches: number;
-  /** Requests whose server-reported prompt length differed from the client's count. */
-  promptLengthMismatches: number;
-  tokenCountSources: Record<string, number>;
-  goodput?: { slo: Slo; requestsPerS: number; good: number };
-  /**
-   * With --slo: the share of the row's measured requests that met every limit, in percent. Failed and cut requests
-   * count as misses, so "99% attainment of ttft ≤ 300 ms" is "p99 TTFT ≤ 300 ms" counting failures as infinite.
-   */
-  sloAttainment?: { percent: number; met: number; of: number };
-  /** The row was stopped early because its queue kept growing (capacity probes); says what was seen. */
-  overSaturated?: string;
-  /**
-   * A row that stopped early (over-saturated, or a streak of failures): every request it sent, ramp-up included, and
-   * how they ended — what "ok/sent" shows when the window measured nothing (report/row-status.ts).
-   */
-  beforeStop?: { sent: number; ok: number; failed: number; cut: number };
-  /** `--repeat N`: the 95% intervals of the main figures over the repeats (metrics/repeats.ts). */
-  intervals?: Record<string, RepeatInterval>;
-  /** `--repeat N`: each repeat's own row; the row's figures are their means. */
-  repeats?: StageSummary[];
-  /** `--repeat N`: which repeat (0-based) this is, inside `repeats`. */
-  repeat?: number;
-  /** The server's own gauges over the row, from its Prometheus /metrics (when it has one). */
-  server?: ServerTelemetry;
   interrupted: boolean;
+  loadShare?: number;
+  stalled?: { reason: string; completed: number };
 }
+
+/** The stage spec's fields a summary reads (load/types.ts StageSpec fits). */
+export type StageInputSpec = StageInputBase &
+  ({ kind: 'closed'; concurrency: number } | { kind: 'open'; rate: number; arrival: string; burstiness?: number } | { kind: 'burst' });
+
+interface StageInputBase {
+  label: string;
+  workload: { sharesPrefixes?: boolean };
+  /** The window rules a few-requests check reads (load/window.ts WindowRules fits). */
+  window?: { measureMs?: number; measureRequests?: number; minSamples: number; extendFactor: number };
+  grid?: { input: number; output: number; role: 'throughput' | 'latency' };
+}
+
+// The row's shape, the SLO and the metric names are the results schema's (src/results/); re-exported here for the
+// files that import them from metrics/.
+export { METRIC_NAMES, type MetricName } from '../results/metric-names.js';
+export type { Slo } from '../results/stats.js';
+export type { StageSummary } from '../results/stage.js';
 
 /**
  * A row that can stand on a latency-vs-throughput curve: it has successes completed inside its window, and it
@@ -188,7 +64,7 @@ export function onCurve(s: StageSummary): boolean {
 /** Percentiles from fewer samples than this are marked in tables. */
 export const MIN_PERCENTILE_SAMPLES = 20;
 
-export function summarizeStage(result: StageResult, slo?: Slo, options: { steadyState?: boolean } = {}): StageSummary {
+export function summarizeStage(result: StageInput, slo?: Slo, options: { steadyState?: boolean } = {}): StageSummary {
   const { spec } = result;
   let acc = result.accumulator;
   if (!acc) {
@@ -411,7 +287,7 @@ export function arrivalDispersion(arrival: string | undefined, burstiness?: numb
  * extendFactor × --max-seconds for them, so at the rate the row sent, --max-seconds of
  * minSamples / (rate × extendFactor) would do; a quarter more for noise.
  */
-function fewRequests(s: StageSummary, rules: WindowRules | undefined): StageSummary['fewRequests'] {
+function fewRequests(s: StageSummary, rules: StageInputBase['window']): StageSummary['fewRequests'] {
   if (!rules || rules.measureMs === undefined || rules.measureRequests !== undefined || s.interrupted || s.stoppedEarly) return undefined;
   const held = s.requests.total;
   if (held >= rules.minSamples) return undefined;

@@ -6,24 +6,8 @@ import { withReasoningColumns } from './reasoning-columns.js';
 import { INTERRUPTED_MARK, okSentCell, stoppedBeforeMeasuring, stoppedFailureText } from './row-status.js';
 import type { Table } from './table.js';
 
-/** What the header line above a table names. */
-export interface TableContext {
-  model: string;
-  engine: string;
-  engineVersion?: string;
-  gpu?: string;
-  gpus?: number;
-  quant?: string;
-  /** The simulated engine's KV-cache element type (auto | fp8 | int8): predictions and built-in simulator runs. */
-  kvCacheDtype?: string;
-  promptTokens?: number;
-  outputTokens?: number;
-  /** Used instead of prompt/output tokens when lengths vary (distributions, datasets, traces). */
-  lengths?: string;
-  /** Figures come from the simulator in virtual time, not from a measurement. */
-  predicted?: boolean;
-  label?: string;
-}
+export type { TableContext } from '../results/run-summary.js';
+import type { TableContext } from '../results/run-summary.js';
 
 /** Two decimals and the unit; an absent or unmeasured figure (undefined, NaN) is "—", never "NaN" or a made-up 0.00. */
 export const f2 = (n: number | undefined, unit = ''): string => (n === undefined || !Number.isFinite(n) ? '—' : `${n.toFixed(2)}${unit}`);

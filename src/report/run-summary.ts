@@ -1,10 +1,7 @@
-import type { MergedFrom } from '../distributed/merge-types.js';
-import type { ShardInfo } from '../distributed/shard-run.js';
-import type { CapacityResult } from '../load/capacity-types.js';
-import type { ClientHealth } from '../metrics/health.js';
-import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js';
-import type { LengthDist } from '../workload/lengths.js';
-import { gridHeader, gridTable, rowMarks, sweepHeader, sweepTable, type TableContext } from './layouts.js';
+import type { CapacityResult } from '../results/capacity.js';
+import type { RunSummaryDoc } from '../results/run-summary.js';
+import { MIN_PERCENTILE_SAMPLES } from '../metrics/summary.js';
+import { gridHeader, gridTable, rowMarks, sweepHeader, sweepTable } from './layouts.js';
 import { findingLines } from './findings.js';
 import { capacityNoteLines } from './capacity-notes.js';
 import { rowNoteLines } from './row-notes.js';
@@ -14,76 +11,8 @@ import { resolveColumns } from './columns.js';
 import { reportRows } from './report-rows.js';
 import { fromMarkdown, PLAIN, renderTerminalTable, type TerminalStyle } from './terminal.js';
 
-/**
- * summary.json `workloadSpec`: the workload as fields (the prose is `workload`). Lengths are distributions as
- * `--prompt-dist` takes them (`{kind: 'fixed', value: 512}`, `{kind: 'uniform', min, max}` …).
- */
-export interface WorkloadSpecDoc {
-  kind: 'synthetic' | 'dataset' | 'conversation' | 'trace' | 'grid';
-  /** Prompt lengths in tokens (conversations: each user turn's). */
-  promptTokens?: LengthDist;
-  /** Requested output lengths in tokens; absent for a dataset that keeps its own. */
-  outputTokens?: LengthDist;
-  /** Grid: the cells and the burst size of each. */
-  inputLens?: number[];
-  outputLens?: number[];
-  numPrompts?: number;
-  /** How prompt lengths were counted: `server /tokenize`, `approx (o200k_base)`, or a tokenizer.json path. */
-  tokenizer?: string;
-  dataset?: { path: string; column?: string; numPrompts?: number };
-  trace?: { path: string; timeScale?: number };
-  /** genai-bench scenario string, as given. */
-  scenario?: string;
-  sharedPrefix?: { tokens: number; groups: number };
-  turns?: LengthDist;
-  thinkTimeMs?: LengthDist;
-  /** Requests go to a chat endpoint (messages) rather than a completions one (prompt). */
-  chat?: boolean;
-  /** ignore_eos/min_tokens were sent so every reply has the requested length. */
-  forcedOutputLength?: boolean;
-  stream?: boolean;
-  /** Embeddings runs: texts per request (`--batch-size`). */
-  inputsPerRequest?: number;
-  /** `--images`: synthetic images on every request (noise PNGs of width × height pixels). */
-  images?: { count: number; width: number; height: number };
-}
-
-/** summary.json: everything needed to re-render a run's tables without its requests. */
-export interface RunSummaryDoc {
-  tool: { name: 'inferbench'; version: string };
-  runId: string;
-  createdAt: string;
-  finishedAt: string;
-  layout: 'sweep' | 'grid';
-  context: TableContext;
-  target: {
-    url?: string;
-    api: string;
-    engine: string;
-    model: string;
-    simulated: boolean;
-    detection?: string;
-  };
-  profile: string;
-  /** The workload in words (kept for readers of older files; the fields are `workloadSpec`). */
-  workload: string;
-  workloadSpec?: WorkloadSpecDoc;
-  /** How the measured window is chosen, printed with the results. */
-  windowRules: string;
-  stages: StageSummary[];
-  /** `--profile capacity`: the search's answer. */
-  capacity?: CapacityResult;
-  health?: ClientHealth;
-  /** `run --workers N`: load worker threads that sent the requests. */
-  workers?: number;
-  /** `run --shard I/N`: this folder holds one shard's part of a run (merge joins them). */
-  shard?: ShardInfo;
-  /** `inferbench merge`: the shards this run was merged from. */
-  merged?: MergedFrom;
-  interrupted: boolean;
-  notes: string[];
-  outDir?: string;
-}
+// summary.json's shape is the results schema's (src/results/run-summary.ts); re-exported for existing imports.
+export type { RunSummaryDoc, WorkloadSpecDoc } from '../results/run-summary.js';
 
 /**
  * What goes under a run's table, in every rendering (terminal, table.md, report.html): findings, row notes, the

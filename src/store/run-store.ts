@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
-import type { RunSummaryDoc } from '../report/run-summary.js';
+import type { RunSummaryDoc } from '../results/run-summary.js';
 import { holderText, liveHolder, type LockHolder } from './run-lock.js';
 import { firstIssue, manifestSchema, summarySchema, SUPPORTED_SCHEMA_VERSION, type ParsedManifest } from './schema.js';
 

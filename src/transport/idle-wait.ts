@@ -1,5 +1,5 @@
 import { realClock, sleepUntil } from '../core/clock.js';
-import type { ServerSample } from '../metrics/prometheus.js';
+import type { ServerSample } from './prometheus.js';
 
 /** How a row's start waited for the server to finish earlier work (StageSummary.idleWait). */
 export interface IdleWaitOutcome {

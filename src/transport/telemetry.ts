@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from '../metrics/prometheus.js';
+import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from './prometheus.js';
 
 /**
  * Samples the server's Prometheus /metrics twice a second during a run (control plane: plain fetch,

@@ -1,6 +1,6 @@
 import { request, Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { ProgressCounters } from '../cli/progress.js';
+import type { ProgressCounters } from './progress-counters.js';
 import type { LiveStatus } from './client/api-types.js';
 import type { FeedBatch } from './feed-types.js';
 

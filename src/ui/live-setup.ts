@@ -1,6 +1,6 @@
 import { basename, dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { ProgressCounters } from '../cli/progress.js';
+import type { ProgressCounters } from './progress-counters.js';
 import { runIdOf } from '../store/run-store.js';
 import type { LiveStatus } from './client/api-types.js';
 import { HttpFeedSink, LiveFeed, type FeedMeta, type FeedState } from './live-feed.js';

@@ -12,7 +12,7 @@ import { mismatchText, runMismatches } from '../report/comparability.js';
 import { plainHeading } from '../report/html-escape.js';
 import { readRunDetails, type RunDetails } from '../store/run-details.js';
 import type { StoredRun } from '../store/run-store.js';
-import { toolVersion } from '../cli/version.js';
+import { toolVersion } from '../core/version.js';
 import type { ChartJson, CompareView, RequestsView, RunView, TelemetryView } from './client/api-types.js';
 import type { CatalogEntry } from './run-catalog.js';
 import { redactJson, shellJoin } from './redact.js';

@@ -1,12 +1,8 @@
 import { configError } from '../core/errors.js';
 import type { Rng } from '../core/rng.js';
 
-/** A token-length distribution; every sample is an integer ≥ 1 (and ≤ max where given). */
-export type LengthDist =
-  | { kind: 'fixed'; value: number }
-  | { kind: 'uniform'; min: number; max: number }
-  | { kind: 'normal'; mean: number; stddev: number; min?: number; max?: number }
-  | { kind: 'exponential'; mean: number; min?: number; max?: number };
+export type { LengthDist } from '../results/run-summary.js';
+import type { LengthDist } from '../results/run-summary.js';
 
 export function sampleLength(dist: LengthDist, rng: Rng): number {
   switch (dist.kind) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples } from '../../src/metrics/prometheus.js';
+import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples } from '../../src/transport/prometheus.js';
 
 const TEXTS: Record<string, string> = {
   vllm: `# HELP vllm:num_requests_running x\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m"} 7.0\nvllm:num_requests_waiting{model_name="m"} 3.0\nvllm:kv_cache_usage_perc{model_name="m"} 0.42\nvllm:num_preemptions_total{model_name="m"} 5.0\n`,

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RequestRecord } from '../../src/metrics/record.js';
+import type { MetricName } from '../../src/results/metric-names.js';
 import { type ParsedSummary, summarySchema } from '../../src/store/schema.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -42,6 +43,6 @@ export async function runInferbench(target: string, args: string[], timeoutMs: n
 export const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** The stage's mean of a metric from summary.json (NaN when absent). */
-export function stageMean(summary: ParsedSummary, stage: number, metric: string): number {
+export function stageMean(summary: ParsedSummary, stage: number, metric: MetricName): number {
   return summary.stages.find((s) => s.index === stage)?.metrics[metric]?.mean ?? Number.NaN;
 }

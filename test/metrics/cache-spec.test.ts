@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parsePrometheus, sampleFromMetrics, summarizeSamples } from '../../src/metrics/prometheus.js';
+import { parsePrometheus, sampleFromMetrics, summarizeSamples } from '../../src/transport/prometheus.js';
 import type { StageSummary } from '../../src/metrics/summary.js';
 import { runCli } from '../helpers/cli.js';
 import { startSlotServer } from '../helpers/slot-server.js';

@@ -180,23 +180,8 @@ export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): S
   return s;
 }
 
-/** Per-row summary of the server's own gauges. */
-export interface ServerTelemetry {
-  samples: number;
-  peakRunning?: number;
-  peakWaiting?: number;
-  peakKvUsage?: number;
-  meanKvUsage?: number;
-  preemptions?: number;
-  /**
-   * The server's prefix-cache hit rate over the row, 0..1: hit tokens / queried tokens from its counters' increase
-   * (vLLM), else the mean of its hit-rate gauge (SGLang).
-   */
-  prefixCacheHitRate?: number;
-  prefixCacheSource?: 'server-counters' | 'server-gauge';
-  /** Speculative decoding over the row, from the counters' increase: accepted / draft tokens. */
-  specDecode?: { draftTokens: number; acceptedTokens: number; acceptanceRate: number };
-}
+export type { ServerTelemetry } from '../results/stage.js';
+import type { ServerTelemetry } from '../results/stage.js';
 
 export function summarizeSamples(all: readonly ServerSample[]): ServerTelemetry | undefined {
   // Gauges come from the periodic samples inside the row; counters from every reading, edges included, in time order.
