@@ -15,8 +15,10 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['store'],
   ['distributed'],
   ['sim'],
-  ['report'],
+  // interop/ below report/: report renders imported runs' notes (interop/definitions.ts) and llm-d exports, while
+  // importers only map other tools' files into the results schema (LAYERS.md allowed this swap).
   ['interop'],
+  ['report'],
   ['config'],
   ['runplan'],
   ['plan'],
