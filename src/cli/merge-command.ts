@@ -6,7 +6,7 @@ import { mergeShards, readShardFolder } from '../distributed/merge.js';
 import { healthLine } from '../metrics/health.js';
 import { renderCsvReport, renderMarkdownReport, renderTerminalReport } from '../report/run-summary.js';
 import { terminalStyle } from '../report/terminal.js';
-import { RunWriter } from '../store/run-writer.js';
+import { writeRunFolder } from '../store/run-folder.js';
 import { toolVersion } from './version.js';
 import { shortWindowRules } from './window-rules.js';
 
@@ -26,22 +26,17 @@ export async function mergeCommand(dirs: string[], flags: MergeFlags, io: { stdo
   const human = flags.json ? io.stderr : io.stdout;
   const say = (line: string): void => void human.write(`${line}\n`);
 
-  const writer = new RunWriter(outDir);
   const base = folders.find((f) => f.shard.index === 0) ?? folders[0];
   const { shard: _shard, ...manifest } = (base?.manifest ?? {}) as Record<string, unknown>;
-  writer.writeJson('manifest.json', {
-    ...manifest,
-    tool: { name: 'inferbench', version: toolVersion() },
-    command: 'merge',
-    mergedFrom: doc.merged?.shards.map((s) => s.dir),
+  writeRunFolder(outDir, {
+    manifest: { ...manifest, tool: { name: 'inferbench', version: toolVersion() }, command: 'merge', mergedFrom: doc.merged?.shards.map((s) => s.dir) },
+    summary: doc,
+    complete: true,
+    records,
+    files: { 'table.md': renderMarkdownReport(doc), 'table.csv': renderCsvReport(doc) },
   });
-  for (const r of records) writer.appendRecord(r);
-  await writer.close();
   const summary = { ...doc, complete: true };
   {
-    writer.writeJson('summary.json', summary);
-    writer.writeText('table.md', renderMarkdownReport(doc));
-    writer.writeText('table.csv', renderCsvReport(doc));
     const m = doc.merged;
     if (m) {
       for (const s of m.shards) {

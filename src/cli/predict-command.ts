@@ -10,7 +10,7 @@ import { resolveSimEngine } from '../sim/create.js';
 import type { SpecDecode } from '../sim/engine/spec-decode.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { checkSimLimits } from './sim-limits.js';
-import { RunWriter } from '../store/run-writer.js';
+import { writeRunFolder } from '../store/run-folder.js';
 import { setupPredictWorkload } from './workload-setup.js';
 import { checkOutputDir } from './preflight.js';
 import { claimRunFolder } from '../store/run-lock.js';
@@ -93,14 +93,13 @@ export async function predictCommand(
   if (opts.out) {
     const lock = claimRunFolder(resolve(opts.out), { flag: '--out', shown: opts.out, command: 'predict' });
     try {
-      const writer = new RunWriter(resolve(opts.out));
-      doc.outDir = writer.dir;
-      writer.writeJson('manifest.json', { tool: doc.tool, createdAt, command: 'predict', options: opts, engine: d });
-      for (const r of result.results) for (const rec of r.records) writer.appendRecord(rec);
-      await writer.close();
-      writer.writeJson('summary.json', doc);
-      writer.writeText('table.md', renderMarkdownReport(doc));
-      writer.writeText('table.csv', renderCsvReport(doc));
+      doc.outDir = resolve(opts.out);
+      writeRunFolder(doc.outDir, {
+        manifest: { tool: doc.tool, createdAt, command: 'predict', options: opts, engine: d },
+        summary: doc,
+        records: result.results.flatMap((r) => r.records),
+        files: { 'table.md': renderMarkdownReport(doc), 'table.csv': renderCsvReport(doc) },
+      });
     } finally {
       lock?.release();
     }

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../metrics/record.js';
+import type { ImportedRecord } from '../results/record.js';
 import type { RunSummaryDoc } from '../results/run-summary.js';
 
 /** The tools whose result files `inferbench import` reads (manifest.json `source.tool`). */
@@ -14,15 +14,8 @@ export interface SourceInfo {
   file: string;
 }
 
-/**
- * One request of another tool, in inferbench's record form as far as the file allows: a field the file cannot
- * give is left out of the line (never written as 0). Times are ms from the run's first request start.
- */
-export type ImportedRecord = Partial<Omit<RequestRecord, 'error' | 'tokenCountSource' | 'promptTokenSource'>> &
-  Pick<RequestRecord, 'id' | 'stage' | 'warmup' | 'status'> & {
-    /** The tool's own failure text; `code` is E_HTTP_STATUS:<status> when the text names one, else E_IMPORTED. */
-    error?: { code: string; message: string; httpStatus?: number };
-  };
+/** One request of another tool, mapped into the results schema's imported-record form (src/results/record.ts). */
+export type { ImportedRecord } from '../results/record.js';
 
 /** What an importer returns: the summary inferbench will store, and the per-request lines when the file has them. */
 export interface ImportedRun {

@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { configError } from '../core/errors.js';
-import { defaultRunDir, SCHEMA_VERSION } from '../store/run-writer.js';
-import { firstIssue, summarySchema } from '../store/schema.js';
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { defaultRunDir } from '../store/run-writer.js';
+import { writeRunFolder } from '../store/run-folder.js';
 import type { ImportedRun } from './types.js';
 
 export interface WriteImportOptions {
@@ -30,18 +29,13 @@ function freshDir(run: ImportedRun, opts: WriteImportOptions): string {
   return dir;
 }
 
-const json = (value: object): string => `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...value }, null, 2)}\n`;
-
 /**
- * Writes an imported run as a run folder the store reads like a measured one: manifest.json (command
- * `import`, `source`), summary.json (checked against the store's schema before it is written) and
- * requests.jsonl when the file had per-request data.
+ * Writes an imported run as a run folder the store reads like a measured one, through the store's one run-folder
+ * writer: manifest.json (command `import`, `source`), summary.json (checked against the results schema before any
+ * file is written: a problem there is a bug in an importer) and requests.jsonl when the file had per-request data.
  */
 export function writeImportedRun(run: ImportedRun, opts: WriteImportOptions): { dir: string; name: string } {
   const dir = resolve(opts.out ?? freshDir(run, opts));
-  if (opts.out !== undefined && existsSync(dir) && readdirSync(dir).length > 0) {
-    throw configError(`--out ${opts.out} is not empty`, 'pass a new folder for the imported run, or leave --out out to get one under the results folder');
-  }
   const name = basename(dir);
   const now = (opts.now ?? new Date()).toISOString();
   const summary = {
@@ -52,17 +46,16 @@ export function writeImportedRun(run: ImportedRun, opts: WriteImportOptions): { 
     context: { ...run.summary.context, label: opts.label ?? defaultLabel(run) },
     outDir: dir,
   };
-  // The store must read what import writes: a schema problem here is a bug in an importer, said before any file exists.
-  const check = summarySchema.safeParse(JSON.parse(json(summary)));
-  if (!check.success) throw new Error(`import produced a summary the store cannot read (${firstIssue(check.error)})`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'manifest.json'),
-    json({ tool: { name: 'inferbench', version: opts.toolVersion }, createdAt: now, node: process.version, command: 'import', source: run.source }),
+  writeRunFolder(
+    dir,
+    {
+      manifest: { tool: { name: 'inferbench', version: opts.toolVersion }, createdAt: now, node: process.version, command: 'import', source: run.source },
+      summary,
+      ...(run.records.length > 0 ? { records: run.records } : {}),
+    },
+    ...(opts.out !== undefined
+      ? [{ refuseNonEmpty: { flag: '--out', shown: opts.out, hint: 'pass a new folder for the imported run, or leave --out out to get one under the results folder' } }]
+      : []),
   );
-  writeFileSync(join(dir, 'summary.json'), json(summary));
-  if (run.records.length > 0) {
-    writeFileSync(join(dir, 'requests.jsonl'), `${run.records.map((r) => `{"schemaVersion":${SCHEMA_VERSION},${JSON.stringify(r).slice(1)}`).join('\n')}\n`);
-  }
   return { dir, name };
 }

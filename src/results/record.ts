@@ -102,3 +102,18 @@ export const requestRecordSchema = z.object({
   error: z.object({ code: errorCode, message: z.string(), httpStatus: z.number().optional() }).optional(),
 });
 export type RequestRecord = z.output<typeof requestRecordSchema>;
+
+/**
+ * One request of another tool's file (`inferbench import`), in the record's form as far as the file allows: a field
+ * the file cannot give is left out of the line (never written as 0); token-count sources are not claimed. Times are
+ * ms from the run's first request start.
+ */
+export const importedRecordSchema = requestRecordSchema
+  .omit({ error: true, tokenCountSource: true, promptTokenSource: true })
+  .partial()
+  .required({ id: true, stage: true, warmup: true, status: true })
+  .extend({
+    /** The tool's own failure text; `code` is E_HTTP_STATUS:<status> when the text names one, else E_IMPORTED. */
+    error: z.object({ code: z.string(), message: z.string(), httpStatus: z.number().optional() }).optional(),
+  });
+export type ImportedRecord = z.output<typeof importedRecordSchema>;

@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, write, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RequestRecord } from '../metrics/record.js';
+import type { ImportedRecord, RequestRecord } from '../results/record.js';
 import { applyRecordPolicy, type RecordPolicy } from './record-policy.js';
 import { describeWriteFailure, writeFailureError, type WriteFailure } from './write-errors.js';
 
@@ -101,6 +101,45 @@ export class RunWriter {
   async close(): Promise<void> {
     this.flush();
     await this.writing;
+    closeSync(this.fd);
+    if (this.failure && !this.opts.onFailure) throw writeFailureError(this.failure);
+  }
+
+  /**
+   * Whole-folder writers (store/run-folder.ts): every record at once, synchronously, in batches of 1000 lines, then
+   * the file is closed. Whole lines only, as with appendRecord: a failed write is cut back to the last whole record.
+   */
+  writeRecordsSync(records: Iterable<RequestRecord | ImportedRecord>): void {
+    let lines: string[] = [];
+    const writeLines = (): void => {
+      if (lines.length === 0 || this.failure) return;
+      const batch = Buffer.from(lines.join('\n') + '\n');
+      lines = [];
+      let done = 0;
+      try {
+        while (done < batch.length) {
+          if (this.budget !== undefined && this.budget <= 0) throw devFullError(batch, done);
+          const length = this.budget !== undefined ? Math.min(batch.length - done, this.budget) : batch.length - done;
+          const written = writeSync(this.fd, batch, done, length);
+          if (this.budget !== undefined) this.budget -= written;
+          done += written;
+        }
+        this.size += batch.length;
+      } catch (err) {
+        const lastNewline = done > 0 ? batch.lastIndexOf(0x0a, done - 1) : -1;
+        this.size += lastNewline + 1;
+        ftruncateSafe(this.fd, this.size);
+        this.fail(this.requestsPath, err);
+      }
+    };
+    for (const full of records) {
+      if (this.failure) break;
+      const record = this.policy ? applyRecordPolicy(this.policy, full as RequestRecord) : full;
+      if (!record) continue;
+      lines.push(`{"schemaVersion":${SCHEMA_VERSION},${JSON.stringify(record).slice(1)}`);
+      if (lines.length >= 1000) writeLines();
+    }
+    writeLines();
     closeSync(this.fd);
     if (this.failure && !this.opts.onFailure) throw writeFailureError(this.failure);
   }
