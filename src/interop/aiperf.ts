@@ -1,5 +1,5 @@
-import type { Stats } from '../metrics/stats.js';
-import type { MetricName } from '../metrics/summary.js';
+import type { Stats } from '../results/stats.js';
+import type { MetricName } from '../results/metric-names.js';
 import { buildStage, errorCodeOf, ImportNotes, msPer, partialStats, rowShape, tallyErrors, withRequestValues } from './mapper.js';
 import { isObj, num, obj, str, arr, type ImportedRecord, type ImportedRun, type Obj } from './types.js';
 

@@ -1,5 +1,5 @@
-import type { Stats } from '../metrics/stats.js';
-import type { MetricName, StageSummary } from '../metrics/summary.js';
+import type { Stats } from '../results/stats.js';
+import type { MetricName, StageSummary } from '../results/index.js';
 import { buildStage, errorCodeOf, ImportNotes, partialStats, rowShape, scaleStats, withRequestValues } from './mapper.js';
 import { arr, isObj, num, obj, str, type ImportedRecord, type ImportedRun, type Obj } from './types.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { importedSource } from './definitions.js';
-import type { Stats } from '../metrics/stats.js';
-import type { StageSummary } from '../metrics/summary.js';
+import type { Stats } from '../results/stats.js';
+import type { StageSummary } from '../results/stage.js';
 import type { StoredRun } from '../store/run-store.js';
 
 /**

@@ -1,5 +1,5 @@
 import { computeStats, type Stats } from '../metrics/stats.js';
-import type { MetricName, StageSummary } from '../metrics/summary.js';
+import type { MetricName, StageSummary } from '../results/index.js';
 
 /**
  * The shared half of every importer: a tool's figures become inferbench's stage summary here, by the rules of

@@ -1,4 +1,4 @@
-import type { Stats } from '../metrics/stats.js';
+import type { Stats } from '../results/stats.js';
 import { partialStats } from './mapper.js';
 import { num, type Obj } from './types.js';
 

@@ -1,5 +1,5 @@
-import type { Stats } from '../metrics/stats.js';
-import type { MetricName, StageSummary } from '../metrics/summary.js';
+import type { Stats } from '../results/stats.js';
+import type { MetricName, StageSummary } from '../results/index.js';
 import { detailedRecords, okValues, pooledGaps, readDetailed } from './detailed-arrays.js';
 import { buildStage, ImportNotes, rowShape, tallyErrors, withRequestValues } from './mapper.js';
 import { keyedStats } from './percentile-keys.js';

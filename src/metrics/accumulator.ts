@@ -2,6 +2,7 @@ import { DDSketch } from '@datadog/sketches-js';
 import { meetsRequestSlo } from './derive.js';
 import { errorText, type RequestRecord } from './record.js';
 import { computeStats, type Stats } from './stats.js';
+import type { MetricName } from '../results/metric-names.js';
 
 /** A growable column of doubles: 8 bytes per value instead of a record object per request. */
 export class Column {
@@ -47,6 +48,7 @@ class SketchStats {
   }
 }
 
+/** The per-request fields summarized exactly (a part of the one list, results/metric-names.ts). */
 const REQUEST_METRICS = [
   'ttftMs',
   'itlMs',
@@ -60,7 +62,7 @@ const REQUEST_METRICS = [
   'reasoningTokens',
   'answerItlMs',
   'imageTokens',
-] as const;
+] as const satisfies readonly MetricName[];
 type RequestMetric = (typeof REQUEST_METRICS)[number];
 
 /**

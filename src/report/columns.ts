@@ -1,6 +1,6 @@
 import { configError } from '../core/errors.js';
 import type { CapacityResult } from '../load/capacity-types.js';
-import type { MetricName, StageSummary } from '../metrics/summary.js';
+import type { MetricName, StageSummary } from '../results/index.js';
 import { cacheBeyondChance } from '../metrics/cache-chance.js';
 import { cellSamples, f2, failureCell, isEmbeddingsRun, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
 import type { ReportRow } from './report-rows.js';

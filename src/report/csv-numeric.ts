@@ -1,6 +1,6 @@
 import type { CapacityResult } from '../load/capacity-types.js';
-import type { MetricName, StageSummary } from '../metrics/summary.js';
-import type { Stats } from '../metrics/stats.js';
+import type { MetricName, StageSummary } from '../results/index.js';
+import type { Stats } from '../results/stats.js';
 import { reportRows, type ReportRow } from './report-rows.js';
 import { requestsBeforeStop } from './row-status.js';
 import { renderCsv } from './table.js';

@@ -1,4 +1,4 @@
-import type { MetricName, StageSummary } from '../metrics/summary.js';
+import type { MetricName, StageSummary } from '../results/index.js';
 import type { StoredRun } from '../store/run-store.js';
 import { describeLength } from '../workload/lengths.js';
 import { rowKey } from './html-charts.js';
