@@ -3,6 +3,7 @@
  * No I/O here; transport/ splits the body into payloads and stamps times, a dialect only interprets them.
  */
 import type { ErrorCode } from '../core/errors.js';
+import type { TokenCountSource } from '../results/record.js';
 
 export type ApiName =
   | 'openai-chat'
@@ -64,7 +65,6 @@ export interface HttpRequestPlan {
 
 /** Where a token count came from; design.md §2 (the results schema's list). */
 export type { TokenCountSource } from '../results/record.js';
-import type { TokenCountSource } from '../results/record.js';
 
 export interface UsageInfo {
   promptTokens?: number;

@@ -1,6 +1,7 @@
 import type { ApiName, GenerationRequest, HttpRequestPlan } from '../dialects/types.js';
 import type { Exchange, Timeouts } from '../transport/exchange.js';
 import type { ClockBase } from './clock-offset.js';
+import type { WorkerStats } from '../results/run-summary.js';
 
 /** What a load worker thread is started with (workerData). */
 export interface WorkerSetup {
@@ -31,7 +32,6 @@ export type ToWorker =
   | { type: 'close' };
 
 export type { WorkerStats } from '../results/run-summary.js';
-import type { WorkerStats } from '../results/run-summary.js';
 
 /** Worker → coordinator. */
 export type FromWorker =

@@ -2,9 +2,9 @@ import type { WorkerStats } from '../results/run-summary.js';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { StageSummary } from '../results/stage.js';
+import type { ClientHealth } from '../results/run-summary.js';
 
 export type { ClientHealth } from '../results/run-summary.js';
-import type { ClientHealth } from '../results/run-summary.js';
 
 export class HealthMonitor {
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });

@@ -1,8 +1,8 @@
 import type { Stats } from './stats.js';
 import type { StageSummary } from '../results/stage.js';
+import type { RepeatInterval } from '../results/stage.js';
 
 export type { RepeatInterval } from '../results/stage.js';
-import type { RepeatInterval } from '../results/stage.js';
 
 /** Figures that get an interval: the table's main columns. */
 export const REPEAT_FIGURES: Record<string, (s: StageSummary) => number | undefined> = {

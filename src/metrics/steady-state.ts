@@ -1,9 +1,9 @@
 import type { StageAccumulator } from './accumulator.js';
 import { computeStats, type Stats } from './stats.js';
 import { sentRequestLatencies, windowFigures } from './window-figures.js';
+import type { SteadyStateFigures } from '../results/stage.js';
 
 export type { SteadyStateFigures } from '../results/stage.js';
-import type { SteadyStateFigures } from '../results/stage.js';
 
 /** In-flight count as steps: [time, count after it]. */
 function inFlightSteps(acc: StageAccumulator): Array<[number, number]> {

@@ -1,7 +1,6 @@
 import { METRIC_NAMES } from '../results/metric-names.js';
-import type { CapSearch, ServerTelemetry, StageSummary } from '../results/stage.js';
+import type { ServerTelemetry, StageSummary } from '../results/stage.js';
 import type { Slo } from '../results/stats.js';
-import type { RequestRecord } from '../results/record.js';
 import { capMismatch } from './cap-check.js';
 import { CHANCE_SHARED_TOKENS } from './cache-chance.js';
 import { driftWarning } from './drift.js';
@@ -9,42 +8,9 @@ import { StageAccumulator } from './accumulator.js';
 import { computeStats, type Stats } from './stats.js';
 import { windowFigures } from './window-figures.js';
 import { steadyStateFigures } from './steady-state.js';
+import type { StageInput, StageInputWindowRules } from './stage-input.js';
 
-/**
- * What summarizeStage reads of a finished stage: the parts of load/'s StageResult (and its StageSpec, WindowRules and
- * WindowOutcome) it needs, declared here so that metrics/ stays below load/ (src/layers.ts); a StageResult fits.
- */
-export interface StageInput {
-  spec: StageInputSpec;
-  index: number;
-  records: readonly RequestRecord[];
-  accumulator?: StageAccumulator;
-  startedAtMs: number;
-  endedAtMs: number;
-  window?: {
-    openAtMs: number | null;
-    closeAtMs: number | null;
-    unsettled?: boolean;
-    capSearch?: CapSearch;
-    stoppedEarly?: string;
-    overSaturated?: string;
-  };
-  interrupted: boolean;
-  loadShare?: number;
-  stalled?: { reason: string; completed: number };
-}
-
-/** The stage spec's fields a summary reads (load/types.ts StageSpec fits). */
-export type StageInputSpec = StageInputBase &
-  ({ kind: 'closed'; concurrency: number } | { kind: 'open'; rate: number; arrival: string; burstiness?: number } | { kind: 'burst' });
-
-interface StageInputBase {
-  label: string;
-  workload: { sharesPrefixes?: boolean };
-  /** The window rules a few-requests check reads (load/window.ts WindowRules fits). */
-  window?: { measureMs?: number; measureRequests?: number; minSamples: number; extendFactor: number };
-  grid?: { input: number; output: number; role: 'throughput' | 'latency' };
-}
+export type { StageInput, StageInputSpec } from './stage-input.js';
 
 // The row's shape, the SLO and the metric names are the results schema's (src/results/); re-exported here for the
 // files that import them from metrics/.
@@ -287,7 +253,7 @@ export function arrivalDispersion(arrival: string | undefined, burstiness?: numb
  * extendFactor × --max-seconds for them, so at the rate the row sent, --max-seconds of
  * minSamples / (rate × extendFactor) would do; a quarter more for noise.
  */
-function fewRequests(s: StageSummary, rules: StageInputBase['window']): StageSummary['fewRequests'] {
+function fewRequests(s: StageSummary, rules: StageInputWindowRules | undefined): StageSummary['fewRequests'] {
   if (!rules || rules.measureMs === undefined || rules.measureRequests !== undefined || s.interrupted || s.stoppedEarly) return undefined;
   const held = s.requests.total;
   if (held >= rules.minSamples) return undefined;

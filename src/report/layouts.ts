@@ -5,9 +5,9 @@ import { MIN_PERCENTILE_SAMPLES, type StageSummary } from '../metrics/summary.js
 import { withReasoningColumns } from './reasoning-columns.js';
 import { INTERRUPTED_MARK, okSentCell, stoppedBeforeMeasuring, stoppedFailureText } from './row-status.js';
 import type { Table } from './table.js';
+import type { TableContext } from '../results/run-summary.js';
 
 export type { TableContext } from '../results/run-summary.js';
-import type { TableContext } from '../results/run-summary.js';
 
 /** Two decimals and the unit; an absent or unmeasured figure (undefined, NaN) is "—", never "NaN" or a made-up 0.00. */
 export const f2 = (n: number | undefined, unit = ''): string => (n === undefined || !Number.isFinite(n) ? '—' : `${n.toFixed(2)}${unit}`);

@@ -1,3 +1,5 @@
+import type { ServerTelemetry } from '../results/stage.js';
+
 /** What a server's Prometheus /metrics says about its own load, in engine-neutral terms. */
 export interface ServerSample {
   atMs: number;
@@ -181,7 +183,6 @@ export function sampleFromMetrics(metrics: Map<string, Series>, atMs: number): S
 }
 
 export type { ServerTelemetry } from '../results/stage.js';
-import type { ServerTelemetry } from '../results/stage.js';
 
 export function summarizeSamples(all: readonly ServerSample[]): ServerTelemetry | undefined {
   // Gauges come from the periodic samples inside the row; counters from every reading, edges included, in time order.

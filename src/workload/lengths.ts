@@ -1,8 +1,8 @@
 import { configError } from '../core/errors.js';
 import type { Rng } from '../core/rng.js';
+import type { LengthDist } from '../results/run-summary.js';
 
 export type { LengthDist } from '../results/run-summary.js';
-import type { LengthDist } from '../results/run-summary.js';
 
 export function sampleLength(dist: LengthDist, rng: Rng): number {
   switch (dist.kind) {
