@@ -126,10 +126,7 @@ export class RunWriter {
         }
         this.size += batch.length;
       } catch (err) {
-        const lastNewline = done > 0 ? batch.lastIndexOf(0x0a, done - 1) : -1;
-        this.size += lastNewline + 1;
-        ftruncateSafe(this.fd, this.size);
-        this.fail(this.requestsPath, err);
+        this.cutBack(batch, done, err);
       }
     };
     for (const full of records) {
@@ -171,11 +168,16 @@ export class RunWriter {
       while (done < batch.length) done += await this.writeSome(batch, done);
       this.size += batch.length;
     } catch (err) {
-      const lastNewline = done > 0 ? batch.lastIndexOf(0x0a, done - 1) : -1;
-      this.size += lastNewline + 1;
-      ftruncateSafe(this.fd, this.size);
-      this.fail(this.requestsPath, err);
+      this.cutBack(batch, done, err);
     }
+  }
+
+  /** A batch write failed after `done` bytes: keep its whole lines only, and record the failure. */
+  private cutBack(batch: Buffer, done: number, err: unknown): void {
+    const lastNewline = done > 0 ? batch.lastIndexOf(0x0a, done - 1) : -1;
+    this.size += lastNewline + 1;
+    ftruncateSafe(this.fd, this.size);
+    this.fail(this.requestsPath, err);
   }
 
   /** One write(2) of what is left of `batch` from `offset`; resolves with the bytes written (may be fewer). */

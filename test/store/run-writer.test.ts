@@ -80,6 +80,27 @@ describe('RunWriter on a failing disk', () => {
     const oneLine = Buffer.byteLength(text) / ids.length;
     expect(budget - Buffer.byteLength(text)).toBeLessThan(oneLine);
   });
+
+  it('writeRecordsSync (the whole-folder writer) also keeps whole records only, and throws one line without a handler', () => {
+    const dir = tempDir();
+    const budget = 1500;
+    process.env['INFERBENCH_TEST_DISK_FULL_AFTER'] = String(budget);
+    const writer = new RunWriter(dir);
+    let error: unknown;
+    try {
+      writer.writeRecordsSync(Array.from({ length: 40 }, (_, i) => record(i)));
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(InferbenchError);
+    expect((error as Error).message).toContain('requests.jsonl');
+    const text = readFileSync(join(dir, 'requests.jsonl'), 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const ids = text.trimEnd().split('\n').map((l) => (JSON.parse(l) as RequestRecord).id);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids).toEqual(ids.map((_, i) => i));
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budget);
+  });
 });
 
 describe('write failures in one line', () => {
