@@ -33,25 +33,35 @@ export interface WriteRunFolderOptions extends RunWriterOptions {
 }
 
 /**
- * The one writer of a whole run folder (predict, merge, import; `run` streams through RunWriter and writes its
- * summary the same way): manifest.json first, then requests.jsonl, summary.json and the files. The summary is
- * checked against the results schema first, so a folder the store cannot read is never written.
+ * The one writer of a whole run folder (predict, merge, import): manifest.json first, then requests.jsonl,
+ * summary.json and the files. The summary is checked against the results schema first, so a folder the store cannot
+ * read is never written. `run`, which streams its records, writes through a RunWriter and the same writeRunSummary.
  */
 export function writeRunFolder(dir: string, content: RunFolderContent, opts: WriteRunFolderOptions = {}): { dir: string } {
   const { refuseNonEmpty, ...writerOptions } = opts;
   if (refuseNonEmpty && existsSync(dir) && readdirSync(dir).length > 0) {
     throw configError(`${refuseNonEmpty.flag} ${refuseNonEmpty.shown} is not empty`, refuseNonEmpty.hint);
   }
-  const summary = content.complete === undefined ? content.summary : { ...content.summary, complete: content.complete };
-  assertReadableSummary(summary);
+  assertReadableSummary(content.summary);
   const writer = new RunWriter(dir, undefined, writerOptions);
   writer.writeJson('manifest.json', content.manifest);
   writer.writeRecordsSync(content.records ?? []);
   // requests.jsonl was opened for appending: a run without records leaves none (as before this writer).
   if (content.records === undefined) removeEmptyRequests(writer.dir);
+  writeRunSummary(writer, content);
+  return { dir: writer.dir };
+}
+
+/**
+ * summary.json (with `complete` when given) and the rendered files, into a run folder being written: after every row
+ * and at the end of `run`, and at the end of writeRunFolder. Throws, before writing, when the summary is not what
+ * the store reads (a bug in whoever built it).
+ */
+export function writeRunSummary(writer: RunWriter, content: Pick<RunFolderContent, 'summary' | 'complete' | 'files'>): void {
+  const summary = content.complete === undefined ? content.summary : { ...content.summary, complete: content.complete };
+  assertReadableSummary(summary);
   writer.writeJson('summary.json', summary);
   for (const [name, text] of Object.entries(content.files ?? {})) writer.writeText(name, text);
-  return { dir: writer.dir };
 }
 
 /** Throws when summary.json, written as JSON (NaN → null), is not what the store reads: a bug in whoever built it. */
