@@ -14,3 +14,5 @@ export { createWorkload, type WorkloadSpec } from './workload/create.js';
 export { loadApproxTokenizer, type Tokenizer } from './workload/tokenizer.js';
 export { createVirtualStageRunner } from './sim/virtual-runner.js';
 export { renderMarkdownReport, renderCsvReport, type RunSummaryDoc } from './report/run-summary.js';
+// The one results schema (zod): validate a summary.json or a requests.jsonl line the way the store reads them.
+export { requestRecordSchema, stageSummarySchema, runSummaryDocSchema, summaryFileSchema, manifestSchema, METRIC_NAMES, type MetricName } from './results/index.js';
