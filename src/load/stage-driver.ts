@@ -53,6 +53,8 @@ export interface StageDriverOptions {
   onDispatch?: () => void;
   /** Goodput SLO for the stage summary. */
   slo?: Slo;
+  /** false: no StageAccumulator (the caller keeps the records and summarizes them itself, as predict does). */
+  accumulate?: boolean;
   /** Hand open-loop requests to the executor this many ms before their time (a worker pool waits for the time itself). */
   leadMs?: number;
   /** `run --shard I/N`: send only this shard's part of the row (shard.ts). */
@@ -75,7 +77,7 @@ export function driveStage(
   spec: StageSpec, index: number, firstRequestId: number, opts: StageDriverOptions, onEnd: (err: unknown, result?: StageResult) => void,
 ): void {
   const { clock } = opts;
-  const accumulator = new StageAccumulator(opts.slo);
+  const accumulator = opts.accumulate === false ? undefined : new StageAccumulator(opts.slo);
   const startedAtMs = clock.now();
   const shard = opts.shard ?? { index: 0, count: 1 };
   const sharded = shard.count > 1;
@@ -105,7 +107,7 @@ export function driveStage(
   const take = (record: RequestRecord): void => {
     if (sharded) record.shard = shard.index;
     if (spec.repeat !== undefined) record.repeat = spec.repeat;
-    accumulator.add(record);
+    accumulator?.add(record);
     opts.onRecord?.(record);
   };
   let inFlight = 0;
@@ -261,7 +263,7 @@ export function driveStage(
       spec,
       index,
       records: [],
-      accumulator,
+      ...(accumulator ? { accumulator } : {}),
       requestCount: nextLocal - firstRequestId,
       startedAtMs,
       endedAtMs: clock.now(),

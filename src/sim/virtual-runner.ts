@@ -147,13 +147,14 @@ export function runVirtualStage(
       cancelled = reason ?? 'run stopped';
       for (const h of [...live.values()]) h.cancel();
     },
+    accumulate: false,
     onRecord: (record) => void records.push(record),
   }, (err, result) => (outcome = { err, ...(result ? { result } : {}) }));
   clock.runWhile(() => outcome === undefined);
   if (!outcome) throw new Error(`stage ${spec.label}: the virtual clock ran out of events before the row ended`);
   if (!outcome.result) throw outcome.err;
   records.sort((a, b) => a.endAtMs - b.endAtMs || a.id - b.id);
-  // The records are kept: the summary comes from them, as before (no accumulator).
-  const { accumulator: _accumulator, requestCount: _count, ...result } = outcome.result;
+  // The records are kept: the summary comes from them.
+  const { requestCount: _count, ...result } = outcome.result;
   return { result: { ...result, records }, stats: engine.stats() };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StageSpec } from '../../src/load/types.js';
+import { DEFAULT_BURST_REQUESTS } from '../../src/load/profiles.js';
 import { createVirtualStageRunner } from '../../src/sim/index.js';
 import { fixedWorkload } from './helpers.js';
 
@@ -67,7 +68,9 @@ describe('virtual stage runner', () => {
     expect(timed.records.every((x) => x.status === 'ok')).toBe(true);
     expect(timed.endedAtMs - timed.startedAtMs).toBeGreaterThan(2000);
 
-    await expect(r.runStage({ kind: 'burst', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).rejects.toThrow(/maxRequests/);
+    // A row with no end cannot run in virtual time; a burst with no limit sends DEFAULT_BURST_REQUESTS, as `run` does.
+    await expect(r.runStage({ kind: 'open', rate: 1, arrival: 'constant', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).rejects.toThrow(/maxRequests/);
+    expect((await r.runStage({ kind: 'burst', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).records).toHaveLength(DEFAULT_BURST_REQUESTS);
   });
 
   it('an 11-stage sweep of hundreds of requests each runs well under a second', async () => {
