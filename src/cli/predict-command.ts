@@ -45,7 +45,7 @@ export async function predictCommand(
   }, calibrationFlags, human);
   const engineOptions = { ...calibrated.engine, ...(features.specDecode ? { specDecode: features.specDecode } : {}) };
   const started = performance.now();
-  const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed });
+  const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed, drainMs: opts.drainSeconds * 1000 });
   const d = runner.description;
   // Lengths the engine refuses outright exit 2 here; an over-long context is one warning line.
   for (const line of checkSimLimits(opts, resolveSimEngine(engineOptions))) io.stderr.write(`${line}\n`);

@@ -1,4 +1,4 @@
-import { realClock } from '../core/clock.js';
+import { type Clock, type Timer, realClock } from '../core/clock.js';
 
 /**
  * A server that accepts requests and never answers (issue 36): without this a row keeps sending, and piling up open
@@ -10,40 +10,41 @@ export class StallWatch {
   private open = 0;
   private busySince: number;
   private lastCompletionAt: number;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
 
   constructor(
     private readonly stallMs: number,
     startedAtMs: number,
     private readonly onStall: (openRequests: number, now: number) => void,
+    private readonly clock: Clock = realClock,
   ) {
     this.busySince = startedAtMs;
     this.lastCompletionAt = startedAtMs;
     // A quarter of the limit (at most a second) between looks: the stop comes within 25% of the limit.
     const every = Math.min(1000, stallMs / 4);
     const look = (): void => {
-      const now = realClock.now();
+      const now = clock.now();
       if (this.open > 0 && now - Math.max(this.lastCompletionAt, this.busySince) >= this.stallMs) {
         this.onStall(this.open, now);
         return;
       }
-      this.timer = setTimeout(look, every);
+      this.timer = clock.setTimer(now + every, look);
     };
-    this.timer = setTimeout(look, every);
+    this.timer = clock.setTimer(clock.now() + every, look);
   }
 
   onSend(): void {
-    if (this.open++ === 0) this.busySince = realClock.now();
+    if (this.open++ === 0) this.busySince = this.clock.now();
   }
 
   /** A request finished (ok, failed or cut). */
   onDone(): void {
     this.open--;
-    this.lastCompletionAt = realClock.now();
+    this.lastCompletionAt = this.clock.now();
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StageSpec } from '../../src/load/types.js';
+import { DEFAULT_BURST_REQUESTS, windowRulesFor } from '../../src/load/profiles.js';
 import { createVirtualStageRunner } from '../../src/sim/index.js';
 import { fixedWorkload } from './helpers.js';
 
@@ -62,12 +63,31 @@ describe('virtual stage runner', () => {
     const warm = timed.records.filter((x) => x.warmup);
     expect(warm.length).toBeGreaterThan(10);
     expect(warm.every((x) => x.sentAtMs - timed.startedAtMs < 500)).toBe(true);
-    // Sending stops at maxSeconds; requests in flight then finish (virtual time has no drain limit).
+    // Sending stops at maxSeconds; requests in flight then finish (no drain limit given: none is cut).
     expect(Math.max(...timed.records.map((x) => x.sentAtMs)) - timed.startedAtMs).toBeLessThan(2000);
     expect(timed.records.every((x) => x.status === 'ok')).toBe(true);
     expect(timed.endedAtMs - timed.startedAtMs).toBeGreaterThan(2000);
 
-    await expect(r.runStage({ kind: 'burst', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).rejects.toThrow(/maxRequests/);
+    // A row with no end cannot run in virtual time; a burst with no limit sends DEFAULT_BURST_REQUESTS, as `run` does.
+    await expect(r.runStage({ kind: 'open', rate: 1, arrival: 'constant', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).rejects.toThrow(/maxRequests/);
+    expect((await r.runStage({ kind: 'burst', label: 'x', limits: {}, workload: fixedWorkload(1, 1) }, 2, 0)).records).toHaveLength(DEFAULT_BURST_REQUESTS);
+  });
+
+  it('applies run\'s drain limit: measured requests still running --drain after the window closed are cut', async () => {
+    const limits = { maxSeconds: 2 };
+    const window = windowRulesFor('closed', limits);
+    // Staggered lengths (5–26 s of decoding), so the window closes on one completion while longer requests run on.
+    const staggered = { ...fixedWorkload(512, 500), item: (i: number) => ({ ...fixedWorkload(512, 500 + (i % 4) * 700).item(i) }) };
+    const spec: StageSpec = { kind: 'closed', concurrency: 4, label: 'concurrent@4', limits, workload: staggered, ...(window ? { window } : {}) };
+    const drainMessage = "still running 1 s after the row's time limit";
+    const cutByDrain = (drainMs?: number) =>
+      createVirtualStageRunner(engine, { seed: 1, ...(drainMs !== undefined ? { drainMs } : {}) }).runStage(spec, 0, 0)
+        .then((r) => r.records.filter((x) => x.error?.message === drainMessage));
+    // With a 1 s drain the measured requests still decoding a second after the window closed are cancelled, saying why.
+    const drained = await cutByDrain(1000);
+    expect(drained.length).toBeGreaterThan(0);
+    expect(drained.every((x) => x.status === 'incomplete')).toBe(true);
+    expect(await cutByDrain()).toHaveLength(0);
   });
 
   it('an 11-stage sweep of hundreds of requests each runs well under a second', async () => {

@@ -83,8 +83,8 @@ export function loadMeasuredRun(runDir: string): MeasuredRun {
     nextId += s.requests.total;
     if (!onCurve(s)) continue;
     const spec = rowSpec(s, o, fixedLengths ? workloadFor(o, s) : meanLengthWorkload(s, o.seed ?? 42));
-    // `run` seeds row i's arrivals with seed + i (load/driver.ts), `predict` with seed + 7919·i (virtual-runner.ts).
-    const seed = (o.seed ?? 42) + s.index * (manifest.command === 'predict' ? 7919 : 1);
+    // `run` and `predict` share one load driver: row i's arrivals are seeded with seed + i (load/stage-driver.ts).
+    const seed = (o.seed ?? 42) + s.index;
     rows.push({ label: s.label, spec, firstRequestId, seed, measured: s });
   }
   const left = withOk.length - rows.length;
