@@ -1,4 +1,12 @@
-// Runs the built CLI once against the paced server under a wrapper (perf record), for profiling.
+/**
+ * One `inferbench run` of N requests against the paced server (bench/_paced-server.ts), for profiling the CLI
+ * as users run it. WRAP prefixes the node command (e.g. `perf record -F 4000 -e cpu-clock -o perf.data`), NODEFLAGS
+ * adds node flags (e.g. `--perf-basic-prof`, `--cpu-prof`), CLI another build's bin/inferbench.js, OUT=1 shows
+ * the CLI's stdout. Two runs (N and 3N) profiled alike and subtracted give per-token costs without start-up
+ * (bench/README.md, "Profile").
+ *
+ *   [WRAP=...] [NODEFLAGS=...] npx tsx bench/_run-once.ts [N=1920] [outputTokens=64]
+ */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
