@@ -8,7 +8,7 @@
  *   [WRAP=...] [NODEFLAGS=...] npx tsx bench/_run-once.ts [N=1920] [outputTokens=64]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPacedServer } from './_overhead-paced.js';
@@ -22,5 +22,6 @@ const args = [...wrap, process.execPath, ...(process.env.NODEFLAGS ?? '').split(
 const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', process.env.OUT ? 'inherit' : 'ignore', 'inherit'] });
 const code = await new Promise((r) => child.once('exit', r));
 const u = await server.usage();
-console.log('exit', code, 'server tokens', u.tokens, 'dir', dir);
+console.log(JSON.stringify({ exit: code, serverTokens: u.tokens }));
+rmSync(dir, { recursive: true, force: true });
 await server.close();
