@@ -287,6 +287,9 @@ async function runSection(out: Record<string, unknown>): Promise<void> {
   ));
   const verdict = median.userUsPerToken <= PACED_USER_TARGET_US ? 'within' : 'over';
   console.log(`run: ${fmt(median.userUsPerToken, 2)} µs user + ${fmt(median.kernelUsPerToken, 2)} µs kernel per paced token (${verdict} the ${PACED_USER_TARGET_US} µs user target); the floor (a Node process that only reads the sockets) ${fmt(floor.userUsPerToken, 2)} + ${fmt(floor.kernelUsPerToken, 2)}`);
+  // What inferbench adds over any Node client on this box, and the ratio: a shared box moves both, the ratio less.
+  const userOver = median.userUsPerToken - floor.userUsPerToken;
+  console.log(`run against the floor: user ${fmt(median.userUsPerToken / floor.userUsPerToken, 2)}× (${fmt(userOver, 2)} µs per token of inferbench's own), total ${fmt(median.totalUsPerToken / floor.totalUsPerToken, 2)}×${floor.userUsPerToken > PACED_USER_TARGET_US ? `; the floor's user CPU alone is over the ${PACED_USER_TARGET_US} µs target on this machine` : ''}`);
   console.log(`load average (1 min) before and after: ${load0.toFixed(2)}, ${load1.toFixed(2)} on ${machine().cpus} CPUs; wake-ups/token below 1 mean several tokens per wake-up (a busy box batches them, which lowers the CPU per token)`);
   console.log(`method: ${RUN_METHOD}`);
 }

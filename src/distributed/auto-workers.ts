@@ -3,12 +3,18 @@ import { DEFAULT_THROUGHPUT_CONCURRENCY } from '../load/profiles.js';
 import type { Workload } from '../workload/types.js';
 
 /**
- * Client CPU one worker spends, from `npm run bench:overhead` on the project's 2-core VM: per streamed token, the
- * paced scenario (one token per packet, 128 streams, incremental method: 3.00 µs user + 1.99 µs kernel); per
- * request, the ingest rows' cost per token against tokens per request (2.76 µs at 256 tokens, 4.48 µs at 32: about
- * 63 µs a request for the connection, the request, the record and its line of requests.jsonl).
+ * Client CPU one worker spends. Per streamed token: what `inferbench run` itself costs as users run it, measured
+ * through the built CLI (`npx tsx bench/_run-pair.ts`, the `--only=run` rows of `npm run bench:overhead`: a paced
+ * server sending one token per packet every 10 ms to 128 streams, 64-token replies, CPU of the whole client process
+ * from runs of 640 and 1,920 requests so start-up cancels) on the project's 2-core VM at a load average of 1.5
+ * (2026-11-28): 17.8 µs user + 12.4 µs kernel = 30.2 µs per token, less the per-request share below spread over
+ * its 64 tokens (63 / 64 ≈ 1 µs). Most of it is what any Node client pays for one wake-up and one read per packet
+ * there (a process that only reads the same sockets: 9.3 + 12.0 µs). An earlier 5.0 came from the library's
+ * inner loop on another day's VM (3.00 + 1.99 µs), which undercounted a real run about sixfold.
+ * Per request, the ingest rows' cost per token against tokens per request (2.76 µs at 256 tokens, 4.48 µs at 32:
+ * about 63 µs a request for the connection, the request, the record and its line of requests.jsonl).
  */
-export const CPU_US_PER_TOKEN = 5.0;
+export const CPU_US_PER_TOKEN = 29;
 export const CPU_US_PER_REQUEST = 63;
 /** A worker is planned at this share of a core, so its event loop stays responsive enough to stamp tokens on time. */
 export const WORKER_CPU_BUDGET = 0.5;

@@ -1,9 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from './prometheus.js';
+import { createTextGetter, type TextGetter } from './text-get.js';
+
+/** A reading that takes longer than this is skipped. */
+const READ_TIMEOUT_MS = 2000;
 
 /**
- * Samples the server's Prometheus /metrics twice a second during a run (control plane: plain fetch,
- * off the hot path). A server without /metrics is noticed on the first try and left alone.
+ * Samples the server's Prometheus /metrics twice a second during a run (control plane, off the hot path; one
+ * kept-alive connection for plain http:, text-get.ts). A server without /metrics is noticed on the first try
+ * and left alone.
  */
 export class TelemetrySampler {
   private readonly samples: Array<ServerSample & { stage: number }> = [];
@@ -11,12 +16,15 @@ export class TelemetrySampler {
   private stage = 0;
   private available: boolean | undefined;
   private busy = false;
+  private readonly metrics: TextGetter;
 
   constructor(
-    private readonly baseUrl: string,
-    private readonly apiKey?: string,
+    baseUrl: string,
+    apiKey?: string,
     private readonly intervalMs = 500,
-  ) {}
+  ) {
+    this.metrics = createTextGetter(`${baseUrl}/metrics`, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
+  }
 
   /** Resolves once the first sample tells whether the server has /metrics. */
   async start(): Promise<boolean> {
@@ -61,11 +69,8 @@ export class TelemetrySampler {
   async readNow(): Promise<ServerSample | undefined> {
     if (!this.available) return undefined;
     try {
-      const res = await fetch(`${this.baseUrl}/metrics`, {
-        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
-        signal: AbortSignal.timeout(2000),
-      });
-      return res.ok ? sampleFromMetrics(parsePrometheus(await res.text(), SAMPLED_SERIES), performance.now()) : undefined;
+      const text = await this.metrics.get(READ_TIMEOUT_MS);
+      return text === undefined ? undefined : sampleFromMetrics(parsePrometheus(text, SAMPLED_SERIES), performance.now());
     } catch {
       return undefined;
     }
@@ -74,17 +79,14 @@ export class TelemetrySampler {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    this.metrics.close();
   }
 
   private async sample(): Promise<void> {
     if (this.busy || this.available === false) return;
     this.busy = true;
     try {
-      const res = await fetch(`${this.baseUrl}/metrics`, {
-        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
-        signal: AbortSignal.timeout(2000),
-      });
-      const text = res.ok ? await res.text() : '';
+      const text = (await this.metrics.get(READ_TIMEOUT_MS)) ?? '';
       const s = sampleFromMetrics(parsePrometheus(text, SAMPLED_SERIES), performance.now());
       const known = s.running !== undefined || s.waiting !== undefined || s.kvUsage !== undefined;
       this.available ??= known;
