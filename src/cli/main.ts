@@ -3,7 +3,7 @@ import { isUserError, InferbenchError } from '../core/errors.js';
 import { EXAMPLES } from './help-examples.js';
 import { addExamples, GROUP, HELP_CONFIG, opt } from './help-format.js';
 import { addPlanCommand } from './plan-flags.js';
-import { k8sFlags } from '../k8s/flags.js';
+import { k8sFlags } from './k8s-flags.js';
 import { predictFlags, profileFlags, runFlags, simEngineFlags, simFlags, withFlags } from './run-flags.js';
 import { toolVersion } from './version.js';
 
