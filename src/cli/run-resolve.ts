@@ -10,7 +10,7 @@ import type { Dialect } from '../dialects/types.js';
 import type { PlanWorkload } from '../runplan/execute.js';
 import { dialectOf, probeServer } from '../runplan/probe.js';
 import { gridDescription } from '../runplan/profile-config.js';
-import { resolveRunPlan, type PlanProbes } from '../runplan/resolve.js';
+import { planTokenizer, resolveRunPlan, type PlanProbes } from '../runplan/resolve.js';
 import type { RunPlan } from '../runplan/schema.js';
 import { setupWorkload } from '../runplan/workload-setup.js';
 import { isServerTokenizer } from '../workload/server-tokenizer.js';
@@ -60,7 +60,10 @@ async function resolveWith(opts: RunOptions, baseUrl: string, sim: EmbeddedSim |
     notes.push(note);
     say(`note: ${note}`);
   }
-  const setup = await setupWorkload(opts, { baseUrl, engine: server.engine, model: server.model, api: dialect.name });
+  // A saved plan's prompts are counted by the tokenizer its resolution settled on.
+  const tokenizer = saved ? planTokenizer(saved) : opts.workload.tokenizer;
+  const setupOpts = tokenizer === opts.workload.tokenizer ? opts : { ...opts, workload: { ...opts.workload, ...(tokenizer !== undefined ? { tokenizer } : {}) } };
+  const setup = await setupWorkload(setupOpts, { baseUrl, engine: server.engine, model: server.model, api: dialect.name });
   if (setup.warning) say(`note: ${setup.warning}`);
   if (setup.notice) say(setup.notice);
   // A grid's cells have their own lengths: the single-row defaults would mislead.

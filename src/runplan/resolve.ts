@@ -165,7 +165,7 @@ export function planRunOptions(plan: RunPlan, over: PlanOverrides = {}): RunOpti
     workload: {
       outputTokensGiven: w.outputTokensGiven,
       ...defined({
-        tokenizer: tokenizerFlag(plan),
+        tokenizer: plan.tokenizer.requested,
         promptDist: w.promptDist,
         outputDist: w.outputDist,
         scenario: w.scenario,
@@ -217,8 +217,11 @@ export function planRunOptions(plan: RunPlan, over: PlanOverrides = {}): RunOpti
   return opts;
 }
 
-/** The tokenizer the plan's run must use: the one resolution settled on, so the prompts come out the same. */
-function tokenizerFlag(plan: RunPlan): string | undefined {
+/**
+ * The tokenizer a plan's run must use (as --tokenizer would say it): the one resolution settled on, so the prompts
+ * come out the same (a server that has no /tokenize by now is an error, not a quiet fall back to approx).
+ */
+export function planTokenizer(plan: RunPlan): string | undefined {
   const t = plan.tokenizer.resolved;
   if (!t) return plan.tokenizer.requested;
   if (t.kind === 'server') return 'server';
