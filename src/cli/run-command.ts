@@ -20,6 +20,7 @@ import { resolveRun, type ResolvedRun } from './run-resolve.js';
 import { liveObserver, progressObserver, runWriterObserver, telemetryObserver } from './run-observers.js';
 import { finishRun, runSummaryDoc, writeRunManifest, type RunDocBase } from './run-results.js';
 import { startShard } from './run-shard.js';
+import { stopOnSignals } from './run-signals.js';
 import { loadResumeState } from './resume.js';
 import { writeSampleRequests } from './sample-requests.js';
 
@@ -45,18 +46,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   const say = (line: string): void => void human.write(`${line}\n`);
   const abort = new AbortController();
   let writer: RunWriter | undefined;
-  let sigints = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (++sigints > 1) quitNow();
-    io.stderr.write(`\n${signal}: stopping — cancelling requests in flight, keeping every finished one (again to quit at once)\n`);
-    abort.abort();
-  };
-  const quitNow = (): void => {
-    writer?.flushSync();
-    process.exit(130);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = stopOnSignals(abort, io.stderr, () => writer?.flushSync());
   let run: ResolvedRun | undefined;
   let senders: PlanSenders | undefined;
   let live: LiveLink | undefined;
@@ -132,13 +122,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     await live?.feed.close(w.failure ? 'failed' : result.interrupted ? 'interrupted' : exitCode === 0 ? 'finished' : 'failed', exitCode);
     return { doc, exitCode, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    // After a first Ctrl-C the process is still closing sockets and files: another one must end it at once.
-    if (sigints > 0) {
-      process.once('SIGINT', quitNow);
-      process.once('SIGTERM', quitNow);
-    }
+    signals.release();
     try {
       await live?.feed.close('failed');
       await senders?.close();
