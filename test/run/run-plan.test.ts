@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InferbenchError } from '../../src/core/errors.js';
 import { parseRunPlan, runPlanSchema, type RunPlan } from '../../src/runplan/schema.js';
 import { runCli } from '../helpers/cli.js';
 import { json, readBody } from '../helpers/http-util.js';
@@ -160,20 +161,35 @@ describe('run plan: --dry-run and --plan against a real HTTP server', () => {
     expect({ ...again.plan, outputs: undefined }).toEqual({ ...saved, outputs: undefined });
   });
 
-  it('a file that is no plan of this version, or a load flag beside --plan: one line, exit 2', async () => {
-    const write = (name: string, text: string): string => {
-      const path = join(tmp, name);
-      writeFileSync(path, text);
-      return path;
-    };
+  it('a file that is no plan of this version: one config error line naming the file', () => {
     const good = JSON.parse(readFileSync(join(tmp, 'plan.json'), 'utf8')) as Record<string, unknown>;
+    const cases: Array<[string, RegExp]> = [
+      ['not json', /^--plan p\.json: not JSON$/],
+      ['{"kind":"Job"}', /^--plan p\.json: not an inferbench run plan \(no planVersion\)$/],
+      [JSON.stringify({ ...good, planVersion: 0 }), /^--plan p\.json: plan version 0, this inferbench reads version 1$/],
+      [JSON.stringify({ ...good, load: { profile: 'constant' } }), /^--plan p\.json: load\./],
+      [JSON.stringify({ ...good, apiKey: 'sk-1' }), /^--plan p\.json: the plan: /],
+    ];
+    for (const [text, expected] of cases) {
+      try {
+        parseRunPlan(text, 'p.json');
+        throw new Error(`${text}: accepted`);
+      } catch (err) {
+        expect(err).toBeInstanceOf(InferbenchError);
+        expect((err as InferbenchError).code).toBe('E_CONFIG');
+        expect((err as Error).message).toMatch(expected);
+        expect((err as Error).message).not.toContain('\n');
+      }
+    }
+  });
+
+  it('CLI: a bad plan file, or a load flag beside --plan: one line, exit 2, nothing sent', async () => {
+    const old = join(tmp, 'old.json');
+    const good = JSON.parse(readFileSync(join(tmp, 'plan.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(old, JSON.stringify({ ...good, planVersion: 2 }));
     const cases: Array<[string[], RegExp]> = [
-      [['--plan', write('text.json', 'not json')], /--plan .*text\.json: not JSON/],
-      [['--plan', write('foreign.json', '{"kind":"Job"}')], /not an inferbench run plan/],
-      [['--plan', write('old.json', JSON.stringify({ ...good, planVersion: 0 }))], /plan version 0, this inferbench reads version 1/],
-      [['--plan', write('broken.json', JSON.stringify({ ...good, load: { profile: 'constant' } }))], /--plan .*broken\.json: load\./],
-      [['--plan', join(tmp, 'missing.json')], /no such file/],
-      [['--plan', join(tmp, 'plan.json'), '--rate', '5'], /--rate does not go with --plan/],
+      [['--plan', old], /^error: --plan .*old\.json: plan version 2, this inferbench reads version 1/],
+      [['--plan', join(tmp, 'plan.json'), '--rate', '5'], /^error: --rate does not go with --plan/],
     ];
     for (const [args, expected] of cases) {
       const before = server.posts;
