@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InferbenchError } from '../../src/core/errors.js';
 import { parseRunPlan, runPlanSchema, type RunPlan } from '../../src/runplan/schema.js';
+import { k8sCommand } from '../../src/cli/k8s-command.js';
 import { runCli } from '../helpers/cli.js';
 import { json, readBody } from '../helpers/http-util.js';
 
@@ -199,5 +200,27 @@ describe('run plan: --dry-run and --plan against a real HTTP server', () => {
       expect(res.stderr).toMatch(expected);
       expect(server.posts).toBe(before);
     }
+  });
+
+  it("k8s: a pod's command runs the plan of the manifest's ConfigMap, as its shard", async () => {
+    let manifest = '';
+    const out = { write: (t: string) => void (manifest += t) };
+    // No --target: the pod measures its own built-in simulator; a one-second start delay keeps the test short.
+    k8sCommand(['--profile', 'constant', '--rate', '20', '--max-requests', '4', '--seed', '5'], { pods: '2', image: 'img', startDelay: '1', format: 'json', explicit: () => false }, { stdout: out, stderr: { write: () => undefined } });
+    const items = (JSON.parse(manifest) as { items: Array<{ kind: string; data?: Record<string, string>; spec?: { template: { spec: { containers: Array<{ args: string[] }> } } } }> }).items;
+    const planText = items.find((o) => o.kind === 'ConfigMap')?.data?.['plan.json'] ?? '';
+    const args = items.find((o) => o.kind === 'Job')?.spec?.template.spec.containers[0]?.args ?? [];
+    expect(args.slice(0, 4)).toEqual(['run', '--plan', '/etc/inferbench/plan.json', '--shard']);
+    const planFile = join(tmp, 'k8s-plan.json');
+    writeFileSync(planFile, planText);
+    const dir = join(tmp, 'shard-1');
+    // The pod's argv, with the plan file and the folder moved here and its index filled in.
+    const res = await runCli(['run', '--plan', planFile, '--shard', '1/2', '--out', dir, '--no-progress', '--format', 'json']);
+    expect(res.code, res.stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { shard: { index: number; count: number; seed: number; startAt?: string } };
+    expect(summary.shard).toMatchObject({ index: 1, count: 2, seed: 5 });
+    expect(summary.shard.startAt).toBe(new Date(parseRunPlan(planText, 'p').distribution.startAt as number).toISOString());
+    // Shard 1 of 2 sends every other arrival: its ids are odd (local × N + I).
+    expect(requestsOf(dir).every((r) => r.id % 2 === 1)).toBe(true);
   });
 });
