@@ -21,8 +21,8 @@ function expandLikeKubernetes(text: string, env: Record<string, string>): string
   });
 }
 
-function spec(keepSeconds: number, runArgs: string[]): ShardJobSpec {
-  return { name: 'keep', pods: 3, image: 'img', runArgs, startAt: '2026-11-24T09:30:00Z', cpu: '1', memory: '1Gi', keepSeconds };
+function spec(keepSeconds: number): ShardJobSpec {
+  return { name: 'keep', pods: 3, image: 'img', plan: '{"planVersion":1}', startAt: '2026-11-24T09:30:00Z', cpu: '1', memory: '1Gi', keepSeconds };
 }
 
 /** Starts the container's argv in a shell, the results mount moved under a temporary folder. */
@@ -50,24 +50,23 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 describe('k8s emptyDir container: the keep-alive shell around the run', () => {
   it('has nothing Kubernetes would expand in its script', () => {
-    const script = keepAliveScript(spec(600, []));
+    const script = keepAliveScript(spec(600));
     expect(script).not.toContain('$(');
     expect(script).not.toContain('$$');
   });
 
-  it("hands the run the user's flags verbatim, records its exit status and returns it after the keep time", async () => {
+  it('hands the run the plan, its shard index and folder, records its exit status and returns it after the keep time', async () => {
     const dir = join(tmp, 'verbatim');
-    const userArgs = ['--target', 'http://vllm:8000', '--extra-body', '{"x":"$(HOME) $$ $y"}', '--label', 'a b'];
     const fake = '#!/bin/sh\nfor a in "$@"; do printf \'%s\\n\' "$a"; done > "$FAKE_DIR/args"\nexit 3\n';
-    const { done } = startContainer(spec(1, userArgs), fake, dir);
+    const { done } = startContainer(spec(1), fake, dir);
     expect(await done).toBe(3);
+    // The run flags (and --start-at) are in the plan the ConfigMap mounts: the argv only says which shard this pod is.
     expect(readFileSync(join(dir, 'args'), 'utf8').trimEnd().split('\n')).toEqual([
       'run',
-      ...userArgs,
+      '--plan',
+      '/etc/inferbench/plan.json',
       '--shard',
       '1/3',
-      '--start-at',
-      '2026-11-24T09:30:00Z',
       '--out',
       `${dir}/results/keep/shard-1`,
     ]);
@@ -85,7 +84,7 @@ describe('k8s emptyDir container: the keep-alive shell around the run', () => {
       '',
     ].join('\n');
     // A keep time far beyond the test's timeout: the container must not wait it out.
-    const { child, done } = startContainer(spec(3600, []), fake, dir);
+    const { child, done } = startContainer(spec(3600), fake, dir);
     await until(() => existsSync(join(dir, 'started')), 'the run to start');
     child.kill('SIGTERM');
     expect(await done).toBe(130);

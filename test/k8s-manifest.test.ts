@@ -1,19 +1,21 @@
 /**
  * `inferbench k8s` (issue 13, item 3): the manifest it prints is a valid Indexed Job by the Kubernetes API schema
  * (kubernetes-models: the OpenAPI schema compiled into validators, no network), in both results forms, and the
- * pods run `inferbench run … --shard $(JOB_COMPLETION_INDEX)/N --start-at T --out /results/NAME/shard-…`.
+ * pods run `inferbench run --plan /etc/inferbench/plan.json --shard $(JOB_COMPLETION_INDEX)/N --out /results/NAME/shard-…`,
+ * the plan (the run flags resolved once, with the start instant) in a ConfigMap.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Job, type IJob } from 'kubernetes-models/batch/v1';
-import { Pod } from 'kubernetes-models/v1';
+import { ConfigMap, Pod, type IConfigMap } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { EXAMPLES } from '../src/cli/help-examples.js';
 import { k8sCommand } from '../src/cli/k8s-command.js';
 import { buildProgram } from '../src/cli/main.js';
 import { InferbenchError } from '../src/core/errors.js';
+import { parseRunPlan, type RunPlan } from '../src/runplan/schema.js';
 import type { RawK8sFlags } from '../src/k8s/options.js';
 import { repoRoot, runCli } from './helpers/cli.js';
 
@@ -57,11 +59,23 @@ function problemOf(flags: Flags, runArgs: readonly string[] = RUN): string {
 }
 
 /** Parsed as YAML 1.1, as kubectl's parser reads it (yes/on/timestamps are not strings there unless quoted). */
-function jobsOf(yamlText: string): IJob[] {
+function objectsOf(yamlText: string): Array<IJob | IConfigMap> {
   return parseAllDocuments(yamlText, { version: '1.1' }).map((d) => {
     expect(d.errors).toEqual([]);
-    return d.toJS() as IJob;
+    return d.toJS() as IJob | IConfigMap;
   });
+}
+
+function jobsOf(yamlText: string): IJob[] {
+  return objectsOf(yamlText).filter((o): o is IJob => o.kind === 'Job');
+}
+
+/** The run plan the manifest's ConfigMap carries (the first object), read as the pods read it. */
+function planOf(yamlText: string): RunPlan {
+  const map = objectsOf(yamlText)[0] as IConfigMap;
+  expect(map.kind).toBe('ConfigMap');
+  new ConfigMap(map).validate();
+  return parseRunPlan(map.data?.['plan.json'] ?? '', 'plan.json');
 }
 
 /** Validates against the Job schema, and the pod template against the Pod schema. */
@@ -94,16 +108,24 @@ describe('inferbench k8s: an Indexed Job manifest for sharded load generation', 
     expect(load.spec?.template.spec?.restartPolicy).toBe('Never');
     const c = container(load);
     expect(c.command).toEqual(['inferbench']);
+    // Pods run the plan (the run flags resolved once, in the ConfigMap) with their own shard index and folder.
     const args = (c.args ?? []).join(' ');
-    expect(args).toBe(
-      `run ${RUN.join(' ')} --shard $(JOB_COMPLETION_INDEX)/3 --start-at 2026-11-24T09:30:01Z --out /results/20261124-093001/shard-$(JOB_COMPLETION_INDEX) --barrier /results/20261124-093001/barrier`,
-    );
+    expect(args).toBe('run --plan /etc/inferbench/plan.json --shard $(JOB_COMPLETION_INDEX)/3 --out /results/20261124-093001/shard-$(JOB_COMPLETION_INDEX)');
+    const plan = planOf(stdout);
+    expect(plan.target).toEqual({ url: 'http://vllm.bench.svc:8000', api: 'auto' });
+    expect(plan.load).toMatchObject({ profile: 'constant', rates: [30], plannedRows: 1 });
+    expect(plan.window.maxSeconds).toBe(60);
+    expect(plan.distribution).toMatchObject({ shardCount: 3, startAt: Date.parse('2026-11-24T09:30:01Z'), barrier: '/results/20261124-093001/barrier' });
+    expect(c.volumeMounts).toContainEqual({ name: 'plan', mountPath: '/etc/inferbench', readOnly: true });
     expect(c.env).toContainEqual({
       name: 'JOB_COMPLETION_INDEX',
       valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } },
     });
     expect(c.resources).toEqual({ requests: { cpu: '2', memory: '2Gi' }, limits: { cpu: '2', memory: '2Gi' } });
-    expect(load.spec?.template.spec?.volumes).toEqual([{ name: 'results', persistentVolumeClaim: { claimName: 'bench-results' } }]);
+    expect(load.spec?.template.spec?.volumes).toEqual([
+      { name: 'results', persistentVolumeClaim: { claimName: 'bench-results' } },
+      { name: 'plan', configMap: { name: 'inferbench-20261124-093001-plan' } },
+    ]);
 
     expect(merge.metadata?.name).toBe('inferbench-20261124-093001-merge');
     expect(merge.spec?.suspend).toBe(true);
@@ -128,12 +150,14 @@ describe('inferbench k8s: an Indexed Job manifest for sharded load generation', 
     if (!load) throw new Error('a Job expected');
     validate(load);
     expect(load.metadata).toMatchObject({ name: 'inferbench-qwen-h100', namespace: 'bench' });
-    expect(load.spec?.template.spec?.volumes).toEqual([{ name: 'results', emptyDir: {} }]);
+    expect(load.spec?.template.spec?.volumes).toEqual([{ name: 'results', emptyDir: {} }, { name: 'plan', configMap: { name: 'inferbench-qwen-h100-plan' } }]);
     const c = container(load);
     expect(c.command?.slice(0, 2)).toEqual(['sh', '-c']);
     expect(c.command?.[2]).toContain('sleep 900');
-    // --start-at in any zone is printed in UTC.
-    expect(c.args).toContain('2026-11-24T10:00:00Z');
+    // --start-at in any zone is the same instant in the plan (epoch ms); no claim, no barrier.
+    expect(planOf(stdout).distribution).toMatchObject({ shardCount: 3, startAt: Date.parse('2026-11-24T10:00:00Z') });
+    expect(planOf(stdout).distribution.barrier).toBeUndefined();
+    expect(stdout).toContain('every shard sends its first row at 2026-11-24T10:00:00Z (UTC)');
     expect(c.resources?.limits).toEqual({ cpu: '4', memory: '8Gi' });
     expect(stdout).toContain('Recommended instead: --pvc CLAIM');
     expect(stdout).toContain("kubectl -n bench get pods -l job-name=inferbench-qwen-h100,batch.kubernetes.io/job-completion-index=$i");
@@ -154,16 +178,16 @@ describe('inferbench k8s: an Indexed Job manifest for sharded load generation', 
     const json = generate({ ...pods, pvc: 'r', format: 'json' });
     const list = JSON.parse(json.stdout) as { apiVersion: string; kind: string; items: IJob[] };
     expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
-    expect(list.items).toEqual(jobsOf(yaml.stdout));
+    expect(list.items).toEqual(objectsOf(yaml.stdout));
     expect(json.stderr).toContain('kubectl wait --for=condition=complete');
   });
 
-  it('passes the run flags verbatim: every $ doubled, which Kubernetes turns back into one', () => {
+  it('carries the run flags in the plan verbatim: ConfigMap data is not expanded, so a $ stays one $', () => {
     const { stdout } = generate(pods, [...RUN, '--extra-body', '{"x":"$(HOME) $$ $y"}', '--label', 'yes']);
-    const args = container(jobsOf(stdout)[0] as IJob).args ?? [];
-    expect(args).toContain('{"x":"$$(HOME) $$$$ $$y"}');
+    const plan = planOf(stdout);
+    expect(plan.request.extraBody).toEqual({ x: '$(HOME) $$ $y' });
     // Read as YAML 1.1 (kubectl), "yes" stays a string.
-    expect(args).toContain('yes');
+    expect(plan.metadata.label).toBe('yes');
   });
 
   it('no --target: allowed, each pod runs its own simulator, and says so', () => {
@@ -195,6 +219,8 @@ describe('inferbench k8s: an Indexed Job manifest for sharded load generation', 
       [pods, [...RUN, '--shard=0/2'], /run flag --shard/],
       [pods, [...RUN, '--start-at', '2026-11-24T12:00:00Z'], /--start-at is a k8s flag/],
       [pods, [...RUN, '--ui'], /run flag --ui/],
+      [pods, [...RUN, '--plan', 'p.json'], /run flag --plan/],
+      [pods, [...RUN, '--dry-run'], /run flag --dry-run/],
       [pods, [...RUN, '--api-key', 'sk-1'], /--api-key-secret/],
       [pods, [...RUN, '--pvc', 'r'], /--pvc is a k8s flag, not a run flag/],
       [pods, [...RUN, '--records', 'none'], /--shard needs --records full/],
@@ -229,9 +255,12 @@ describe('inferbench k8s: an Indexed Job manifest for sharded load generation', 
     expect(withDashes.code).toBe(0);
     const plain = await runCli(['k8s', '--pods', '2', '--image', 'img:1', '--pvc', 'r', '--format', 'json', ...RUN]);
     expect(plain.code).toBe(0);
-    const list = JSON.parse(plain.stdout) as { items: IJob[] };
-    for (const job of list.items) validate(job);
-    expect((container(list.items[0] as IJob).args ?? []).slice(1, RUN.length + 1)).toEqual(RUN);
+    const list = JSON.parse(plain.stdout) as { items: Array<IJob | IConfigMap> };
+    const jobs = list.items.filter((o): o is IJob => o.kind === 'Job');
+    for (const job of jobs) validate(job);
+    expect((container(jobs[0] as IJob).args ?? []).slice(0, 3)).toEqual(['run', '--plan', '/etc/inferbench/plan.json']);
+    const plan = parseRunPlan((list.items[0] as IConfigMap).data?.['plan.json'] ?? '', 'plan.json');
+    expect(plan.load.rates).toEqual([30]);
 
     const bad = await runCli(['k8s', '--pods', '2', '--image', 'img:1', '--', '--target', 'http://vllm:8000', '--profile', 'sweep']);
     expect(bad.code).toBe(2);

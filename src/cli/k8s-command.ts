@@ -1,11 +1,18 @@
 /**
  * `inferbench k8s --pods N --image IMAGE [k8s flags] -- [run flags]`: prints the Kubernetes manifest of one run
- * split into N shards (src/k8s/). It only prints: nothing is applied, nothing is sent.
+ * split into N shards (src/k8s/): the run flags resolved once into a plan, in a ConfigMap every pod runs. It only
+ * prints: nothing is applied, nothing is sent.
  */
+import { Command, CommanderError } from 'commander';
+import { resolveRunOptions } from '../config/run-options.js';
+import { configError } from '../core/errors.js';
 import { buildShardManifests } from '../k8s/manifest.js';
 import { resolveK8sOptions, type RawK8sFlags } from '../k8s/options.js';
 import { renderManifests } from '../k8s/render.js';
-import { checkRunArgs } from '../k8s/run-args.js';
+import { checkRunArgs, shardPlan, type RunArgsParser } from '../k8s/run-args.js';
+import { withSources } from './flag-sources.js';
+import { profileFlags, runFlags, withFlags } from './run-flags.js';
+import { toolVersion } from './version.js';
 
 interface Out {
   write(text: string): unknown;
@@ -14,8 +21,8 @@ interface Out {
 /** Returns the exit code; user mistakes throw a config error (one line, exit 2). */
 export function k8sCommand(runArgs: readonly string[], flags: RawK8sFlags, io: { stdout: Out; stderr: Out }, now: Date = new Date()): number {
   const { spec, format } = resolveK8sOptions(flags, now);
-  const run = checkRunArgs(runArgs, spec);
-  const full = { ...spec, runArgs: run.args };
+  const run = checkRunArgs(runArgs, spec, parseRunArgs);
+  const full = { ...spec, plan: `${JSON.stringify(shardPlan(run.opts, spec, toolVersion()), null, 2)}\n` };
   const rendered = renderManifests(full, buildShardManifests(full), format, { target: run.target });
   for (const n of run.notices) io.stderr.write(`note: ${n}\n`);
   if (run.target === undefined) io.stderr.write(`note: no --target: each of the ${spec.pods} pods measures its own built-in simulated engine\n`);
@@ -23,3 +30,21 @@ export function k8sCommand(runArgs: readonly string[], flags: RawK8sFlags, io: {
   io.stdout.write(rendered.manifest);
   return 0;
 }
+
+/** Parses with run's own flags and resolves with run's own rules; a mistake is one config error. */
+const parseRunArgs: RunArgsParser = (args, notices) => {
+  const cmd = withFlags(new Command('run'), profileFlags(), runFlags())
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
+    .action(() => undefined);
+  try {
+    cmd.parse([...args], { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    const what = err.code === 'commander.helpDisplayed' ? "for run's flags see inferbench run --help" : err.message.replace(/^error: /, '');
+    throw configError(`run flags: ${what}`);
+  }
+  // No environment: the pods have their own, and the local one (OPENAI_API_KEY, …) must not leak into the check.
+  const opts = resolveRunOptions(withSources(cmd.opts(), cmd), {}, undefined, notices);
+  return { opts, profileGiven: cmd.getOptionValueSource('profile') === 'cli' };
+};

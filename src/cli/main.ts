@@ -3,9 +3,10 @@ import { isUserError, InferbenchError } from '../core/errors.js';
 import { EXAMPLES } from './help-examples.js';
 import { addExamples, GROUP, HELP_CONFIG, opt } from './help-format.js';
 import { addPlanCommand } from './plan-flags.js';
-import { k8sFlags } from '../k8s/flags.js';
+import { k8sFlags } from './k8s-flags.js';
 import { predictFlags, profileFlags, runFlags, simEngineFlags, simFlags, withFlags } from './run-flags.js';
 import { toolVersion } from './version.js';
+import { withSources } from './flag-sources.js';
 
 const io = { stdout: process.stdout, stderr: process.stderr };
 
@@ -28,10 +29,11 @@ export function buildProgram(): Command {
       const { resolveRunOptions } = await import('../config/run-options.js');
       const { runCommand } = await import('./run-command.js');
       const notices: string[] = [];
-      const { ui, ...runFlags } = flags;
-      const opts = resolveRunOptions(withSources(runFlags, cmd), process.env, undefined, notices);
-      printNotices(notices, opts.json);
-      const outcome = await runCommand(opts, io, { ui: ui === true });
+      const { ui, dryRun, plan: planFile, ...runFlags } = flags;
+      const saved = planFile !== undefined ? (await import('./run-plan-flags.js')).planRunInputs(flags, cmd) : undefined;
+      const opts = saved?.opts ?? resolveRunOptions(withSources(runFlags, cmd), process.env, undefined, notices);
+      printNotices(notices, opts.json || dryRun === true);
+      const outcome = await runCommand(opts, io, { ui: ui === true, dryRun: dryRun === true, ...(saved ? { plan: saved.plan } : {}) });
       process.exitCode = outcome.exitCode;
       await outcome.dashboard?.hold(io.stderr);
     });
@@ -158,22 +160,11 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Marks which defaulted flags the user actually typed (their meaning can depend on it). */
-export function withSources(flags: Record<string, unknown>, cmd: Command): Record<string, unknown> {
-  return {
-    ...flags,
-    outputTokensExplicit: cmd.getOptionValueSource('outputTokens') === 'cli',
-    numPromptsExplicit: cmd.getOptionValueSource('numPrompts') === 'cli',
-    profileExplicit: cmd.getOptionValueSource('profile') === 'cli',
-    arrivalExplicit: cmd.getOptionValueSource('arrival') === 'cli',
-    sweepRatesExplicit: cmd.getOptionValueSource('sweepRates') === 'cli',
-    ...(cmd.getOptionValueSource('prefixGroups') === 'cli' ? {} : { prefixGroups: undefined }),
-  };
-}
+export { withSources } from './flag-sources.js';
 
 /** Settings implied from the flags, one `note:` line each, where the command's human output goes. */
-function printNotices(notices: readonly string[], json: boolean): void {
-  for (const n of notices) (json ? io.stderr : io.stdout).write(`note: ${n}\n`);
+function printNotices(notices: readonly string[], toStderr: boolean): void {
+  for (const n of notices) (toStderr ? io.stderr : io.stdout).write(`note: ${n}\n`);
 }
 
 /** Entry point: maps user mistakes to one line and exit 2, other failures to exit 1. */

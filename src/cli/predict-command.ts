@@ -1,7 +1,9 @@
 import { describeWindowRules, shortWindowRules } from './window-rules.js';
 import { resolve } from 'node:path';
 import type { RunOptions } from '../config/run-options.js';
-import { runBenchmark } from '../load/benchmark.js';
+import { executeRunPlan } from '../runplan/execute.js';
+import { resolveRunPlan } from '../runplan/resolve.js';
+import { virtualPlanRunner } from '../runplan/runners.js';
 import { renderCsvReport, renderMarkdownReport, renderTerminalReport, type RunSummaryDoc } from '../report/run-summary.js';
 import { parseColumns } from '../report/columns.js';
 import { terminalStyle } from '../report/terminal.js';
@@ -11,11 +13,11 @@ import type { SpecDecode } from '../sim/engine/spec-decode.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { checkSimLimits } from './sim-limits.js';
 import { writeRunFolder } from '../store/run-folder.js';
-import { setupPredictWorkload } from './workload-setup.js';
+import { setupPredictWorkload } from '../runplan/workload-setup.js';
 import { checkOutputDir } from './preflight.js';
 import { claimRunFolder } from '../store/run-lock.js';
 import { DEFAULT_SIM } from './defaults.js';
-import { buildProfileConfig, gridDescription, lengthContext } from './profile-config.js';
+import { gridDescription, lengthContext } from '../runplan/profile-config.js';
 import { toolVersion } from './version.js';
 import { applyCalibrationFlags, type CalibrationFlags } from './calibration-flags.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
@@ -50,10 +52,15 @@ export async function predictCommand(
   // Lengths the engine refuses outright exit 2 here; an over-long context is one warning line.
   for (const line of checkSimLimits(opts, resolveSimEngine(engineOptions))) io.stderr.write(`${line}\n`);
   const { workload, workloadFor } = await setupPredictWorkload(opts);
-  const built = buildProfileConfig(opts, workloadFor, workload);
-  // Virtual time has no host noise: a capacity probe's keep-up failure is not run again (load/capacity.ts ambiguous).
-  const profileCfg = built.capacity ? { ...built, capacity: { ...built.capacity, virtualTime: true } } : built;
-  const result = await runBenchmark(profileCfg, runner, { ...(opts.slo ? { slo: opts.slo } : {}), ...(opts.repeat ? { repeat: opts.repeat } : {}), ...(opts.steadyState ? { steadyState: true } : {}) });
+  // The same plan `run` resolves, with the simulated engine as its target, run in virtual time.
+  const plan = resolveRunPlan(opts, {
+    toolVersion: toolVersion(),
+    sim: { engine: d.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, kvCacheDtype: d.kvCacheDtype },
+    server: { dialect: 'virtual', model: d.model, engine: d.engine },
+    tokenizer: { kind: 'none', name: 'none (the simulator takes token counts)' },
+    workloadDescription: workload.description,
+  });
+  const result = await executeRunPlan(plan, virtualPlanRunner(runner), [], { prompts: { workload, workloadFor } });
   const elapsedMs = performance.now() - started;
   const sameRepeats = dropIdenticalRepeats(result.stages, opts.repeat);
 
@@ -77,7 +84,7 @@ export async function predictCommand(
     },
     target: { api: 'virtual', engine: d.engine, model: d.model, simulated: true },
     profile: opts.profile,
-    workload: opts.profile === 'grid' ? gridDescription(opts) : profileCfg.workload.description,
+    workload: opts.profile === 'grid' ? gridDescription(opts) : workload.description,
     // The simulator works on token counts: there is no text, so no tokenizer.
     workloadSpec: workloadSpecOf(opts, { tokenizer: 'none (the simulator takes token counts)', forcedOutputLength: true }),
     windowRules: describeWindowRules(opts),
@@ -95,7 +102,7 @@ export async function predictCommand(
     try {
       doc.outDir = resolve(opts.out);
       writeRunFolder(doc.outDir, {
-        manifest: { tool: doc.tool, createdAt, command: 'predict', options: opts, engine: d },
+        manifest: { tool: doc.tool, createdAt, command: 'predict', options: opts, engine: d, plan },
         summary: doc,
         records: result.results.flatMap((r) => r.records),
         files: { 'table.md': renderMarkdownReport(doc), 'table.csv': renderCsvReport(doc) },

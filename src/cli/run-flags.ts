@@ -77,6 +77,8 @@ export function runFlags(): Option[] {
     opt(target, '--reasoning-format <f>', "reasoning models: fields (the engine's reasoning field) | think-tags (inline <think>…</think>)", { value: 'fields' }).choices(['fields', 'think-tags']),
     opt(target, '--batch-size <n>', 'embeddings APIs: inputs (texts) per request', { shown: '1' }),
     opt(target, '--no-force-length', 'do not send ignore_eos/min_tokens; let the server stop early'),
+    opt(target, '--dry-run', 'resolve the run (GET probes, /tokenize; no load) and print its plan as JSON'),
+    opt(target, '--plan <file>', 'run a saved plan (--dry-run JSON or manifest.json); with output flags only'),
 
     opt(sources, '--data <file>', 'prompts from JSONL (prompt or messages), ShareGPT JSON or CSV'),
     opt(sources, '--data-column <name>', 'CSV column that holds the prompt', { shown: 'prompt' }),

@@ -36,16 +36,6 @@ function fmtRate(r: number): string {
 }
 
 /**
- * A server that refuses POST itself (HTTP 501 Not Implemented, as `python3 -m http.server` answers) serves files or
- * pages, not generations: the port is probably the wrong one.
- */
-export function notAnInferenceServer(s: Pick<StageSummary, 'firstError' | 'errorsByCode'>): string {
-  const codes = Object.keys(s.errorsByCode);
-  const only501 = codes.length === 1 && /^E_HTTP_STATUS: HTTP 501\b/.test(s.firstError ?? '');
-  return only501 ? ' — HTTP 501 to a POST: this does not look like an inference server (check --target\'s port)' : '';
-}
-
-/**
  * A --data file with fewer entries than the run sent: its entries went out again (request ids pick them in turn), and
  * a server with a prefix cache answers a repeated prompt from it. Said once, under the table.
  */

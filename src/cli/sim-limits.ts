@@ -4,7 +4,7 @@ import { configError } from '../core/errors.js';
 import type { ResolvedSimEngine } from '../sim/create.js';
 import { checkRequestFits, kvCapacityWarning, type RequestShape } from '../sim/limits.js';
 import { maxLength, type LengthDist } from '../workload/lengths.js';
-import { lengthDists } from './workload-setup.js';
+import { lengthDists } from '../runplan/workload-setup.js';
 
 /** A distribution's typical largest request: its bound, or its mean when the tail is unbounded. */
 function representative(d: LengthDist): number {

@@ -1,7 +1,7 @@
 import type { RunOptions } from '../config/run-options.js';
 import type { WorkloadSpecDoc } from '../report/run-summary.js';
 import { parseLengthDist } from '../workload/lengths.js';
-import { lengthDists } from './workload-setup.js';
+import { lengthDists } from '../runplan/workload-setup.js';
 
 /**
  * summary.json `workloadSpec`: the workload the flags asked for, as fields (kind, length distributions,

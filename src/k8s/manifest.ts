@@ -1,14 +1,15 @@
 /**
- * `inferbench k8s`: the Kubernetes objects of a sharded run. One Indexed Job runs the N shards of one run
- * (`run … --shard I/N --start-at T`), each pod writing its run folder under /results; with a shared claim
- * (--pvc) a second, suspended Job merges the shard folders once the first has completed.
+ * `inferbench k8s`: the Kubernetes objects of a sharded run. A ConfigMap holds the run's plan (src/runplan/); one
+ * Indexed Job runs the N shards of it (`run --plan /etc/inferbench/plan.json --shard I/N`), each pod writing its
+ * run folder under /results; with a shared claim (--pvc) a second, suspended Job merges the shard folders once
+ * the first has completed.
  *
  * Typed with kubernetes-models' interfaces (types only, erased at build: nothing of it is loaded at run time),
  * so a misspelt field is a compile error; test/k8s-manifest.test.ts validates the objects against the
  * Kubernetes OpenAPI schema.
  */
 import type { IJob } from 'kubernetes-models/batch/v1';
-import type { IContainer, IEnvVar, IPodSpec, IVolume } from 'kubernetes-models/v1';
+import type { IConfigMap, IContainer, IEnvVar, IPodSpec, IVolume } from 'kubernetes-models/v1';
 
 /** Everything the manifest depends on, already validated (src/k8s/options.ts). */
 export interface ShardJobSpec {
@@ -17,8 +18,8 @@ export interface ShardJobSpec {
   namespace?: string;
   pods: number;
   image: string;
-  /** The user's `run` flags, verbatim (no --out, --shard, --start-at, --ui). */
-  runArgs: readonly string[];
+  /** The run plan every shard runs, as JSON text (its start instant, shard count and barrier included). */
+  plan: string;
   /** ISO-8601 UTC instant every shard starts its first row at. */
   startAt: string;
   cpu: string;
@@ -32,6 +33,8 @@ export interface ShardJobSpec {
 }
 
 export interface ShardManifests {
+  /** The run plan, mounted into every pod of `load`. */
+  plan: IConfigMap;
   /** The Indexed Job of the N shards. */
   load: IJob;
   /** With --pvc: the merge Job, created suspended; resumed once `load` has completed. */
@@ -39,11 +42,18 @@ export interface ShardManifests {
 }
 
 export const RESULTS_MOUNT = '/results';
+/** Where the plan's ConfigMap is mounted in a pod, and the plan file there. */
+export const PLAN_MOUNT = '/etc/inferbench';
+export const PLAN_FILE = `${PLAN_MOUNT}/plan.json`;
 /** Kubernetes expands `$(VAR)` in args from the container's env; this one is set from the downward API below. */
 export const INDEX_VAR = 'JOB_COMPLETION_INDEX';
 const INDEX_REF = `$(${INDEX_VAR})`;
 export const COMPONENT = { load: 'load-generator', merge: 'merge' } as const;
 const COMPONENT_LABEL = 'app.kubernetes.io/component';
+
+export function planConfigMapName(spec: Pick<ShardJobSpec, 'name'>): string {
+  return `inferbench-${spec.name}-plan`;
+}
 
 export function loadJobName(spec: Pick<ShardJobSpec, 'name'>): string {
   return `inferbench-${spec.name}`;
@@ -64,32 +74,28 @@ export function shardDir(spec: Pick<ShardJobSpec, 'name'>, index: number | strin
 }
 
 export function buildShardManifests(spec: ShardJobSpec): ShardManifests {
+  const plan = planConfigMap(spec);
   const load = loadJob(spec);
-  return spec.pvc === undefined ? { load } : { load, merge: mergeJob(spec) };
+  return spec.pvc === undefined ? { plan, load } : { plan, load, merge: mergeJob(spec) };
 }
 
 /**
- * Kubernetes turns `$$` into `$` and `$(VAR)` into VAR's value in command and args, so each `$` the user typed
- * is doubled: the pod gets the run flags exactly as written.
+ * The argv after `inferbench`: the plan, and what differs between the pods: the shard index (Kubernetes puts the
+ * pod's index where `$(JOB_COMPLETION_INDEX)` is) and the run folder. The start instant and the barrier are in
+ * the plan.
  */
-export function escapeExpansion(arg: string): string {
-  return arg.replaceAll('$', '$$$$');
+export function shardRunArgs(spec: ShardJobSpec): string[] {
+  return ['run', '--plan', PLAN_FILE, '--shard', `${INDEX_REF}/${spec.pods}`, '--out', shardDir(spec, INDEX_REF)];
 }
 
-/** The argv after `inferbench`: the user's flags, then the shard's own. */
-export function shardRunArgs(spec: ShardJobSpec): string[] {
-  return [
-    'run',
-    ...spec.runArgs.map(escapeExpansion),
-    '--shard',
-    `${INDEX_REF}/${spec.pods}`,
-    '--start-at',
-    spec.startAt,
-    '--out',
-    shardDir(spec, INDEX_REF),
-    // A claim every pod mounts is where the shards meet before each row, so every row starts together.
-    ...(spec.pvc !== undefined ? ['--barrier', `${runDir(spec)}/barrier`] : []),
-  ];
+/** The barrier folder the plan names when the pods share a claim (--pvc): shards meet there before each row. */
+export function barrierDir(spec: Pick<ShardJobSpec, 'name'>): string {
+  return `${runDir(spec)}/barrier`;
+}
+
+/** ConfigMap data is not expanded by Kubernetes: the plan reaches the pods byte for byte. */
+function planConfigMap(spec: ShardJobSpec): IConfigMap {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata(spec, planConfigMapName(spec), COMPONENT.load), data: { 'plan.json': spec.plan } };
 }
 
 /**
@@ -122,7 +128,7 @@ function labels(spec: ShardJobSpec, component: string): Record<string, string> {
   return { 'app.kubernetes.io/name': 'inferbench', 'app.kubernetes.io/instance': spec.name, [COMPONENT_LABEL]: component };
 }
 
-function metadata(spec: ShardJobSpec, name: string, component: string): IJob['metadata'] {
+function metadata(spec: ShardJobSpec, name: string, component: string): NonNullable<IJob['metadata']> {
   return { name, ...(spec.namespace !== undefined ? { namespace: spec.namespace } : {}), labels: labels(spec, component) };
 }
 
@@ -157,13 +163,16 @@ function loadJob(spec: ShardJobSpec): IJob {
       ...apiKeyEnv(spec),
     ],
     resources: resources(spec),
-    volumeMounts: [{ name: 'results', mountPath: RESULTS_MOUNT }],
+    volumeMounts: [
+      { name: 'results', mountPath: RESULTS_MOUNT },
+      { name: 'plan', mountPath: PLAN_MOUNT, readOnly: true },
+    ],
   };
   const podLabels = labels(spec, COMPONENT.load);
   const podSpec: IPodSpec = {
     restartPolicy: 'Never',
     containers: [container],
-    volumes: [resultsVolume(spec)],
+    volumes: [resultsVolume(spec), { name: 'plan', configMap: { name: planConfigMapName(spec) } }],
     // Shards are meant to add client machines: spread them over nodes where the scheduler can.
     topologySpreadConstraints: [
       { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: podLabels } },

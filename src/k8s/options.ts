@@ -29,8 +29,8 @@ export interface RawK8sFlags {
 }
 
 export interface K8sOptions {
-  /** Everything but runArgs, which come from the run flags (src/k8s/run-args.ts). */
-  spec: Omit<ShardJobSpec, 'runArgs'>;
+  /** Everything but the plan, which comes from the run flags (src/cli/k8s-command.ts). */
+  spec: Omit<ShardJobSpec, 'plan'>;
   format: ManifestFormat;
 }
 

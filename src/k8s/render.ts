@@ -4,7 +4,8 @@
  */
 import { Document } from 'yaml';
 import type { IJob } from 'kubernetes-models/batch/v1';
-import { type ShardJobSpec, type ShardManifests, loadJobName, mergeJobName, runDir, shardDir } from './manifest.js';
+import type { IConfigMap } from 'kubernetes-models/v1';
+import { type ShardJobSpec, type ShardManifests, PLAN_FILE, loadJobName, mergeJobName, planConfigMapName, runDir, shardDir } from './manifest.js';
 import type { ManifestFormat } from './options.js';
 
 export interface RenderedManifest {
@@ -36,8 +37,8 @@ export function renderManifests(spec: ShardJobSpec, manifests: ShardManifests, f
   return { manifest: docs.join('---\n'), steps };
 }
 
-function objects(m: ShardManifests): IJob[] {
-  return m.merge !== undefined ? [m.load, m.merge] : [m.load];
+function objects(m: ShardManifests): Array<IJob | IConfigMap> {
+  return m.merge !== undefined ? [m.plan, m.load, m.merge] : [m.plan, m.load];
 }
 
 function kubectl(spec: ShardJobSpec): string {
@@ -51,7 +52,8 @@ export function howTo(spec: ShardJobSpec, facts: RunFacts): string[] {
   const fetchPod = `${job}-fetch`;
   const lines = [
     `inferbench k8s: run "${spec.name}" as ${spec.pods} shards, the Indexed Job ${job}.`,
-    `Each pod runs: inferbench run <flags> --shard I/${spec.pods} --start-at ${spec.startAt} --out ${shardDir(spec, 'I')}`,
+    `Each pod runs: inferbench run --plan ${PLAN_FILE} --shard I/${spec.pods} --out ${shardDir(spec, 'I')}`,
+    `(the run's plan, from the ConfigMap ${planConfigMapName(spec)}: the run flags resolved once, here; each pod probes the target itself).`,
     facts.target !== undefined
       ? `Target: ${facts.target} (every pod must reach it).`
       : 'No --target: each pod measures its own built-in simulated engine (N separate simulators, not one server).',

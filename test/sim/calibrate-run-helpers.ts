@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveRunOptions } from '../../src/config/run-options.js';
-import { buildProfileConfig } from '../../src/cli/profile-config.js';
-import { setupPredictWorkload } from '../../src/cli/workload-setup.js';
+import { buildProfileConfig } from '../../src/runplan/profile-config.js';
+import { setupPredictWorkload } from '../../src/runplan/workload-setup.js';
 import { runBenchmark } from '../../src/load/benchmark.js';
 import type { SimEngineOptions } from '../../src/sim/create.js';
 import { createVirtualStageRunner } from '../../src/sim/virtual-runner.js';

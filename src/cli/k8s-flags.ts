@@ -1,7 +1,7 @@
 /** `inferbench k8s`'s own flags (kept light: main.ts loads them for --help; the command loads when it runs). */
 import type { Option } from 'commander';
-import { opt } from '../cli/help-format.js';
-import { K8S_DEFAULTS } from './options.js';
+import { opt } from './help-format.js';
+import { K8S_DEFAULTS } from '../k8s/options.js';
 
 const KUBERNETES = 'Kubernetes:';
 const START = 'Shared start:';
