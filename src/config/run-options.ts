@@ -229,6 +229,8 @@ function parseWorkers(raw: string | undefined, p: Problems): number | 'auto' {
  * `predict` use the same rules, so a prediction and a measurement of one setup compare like with like.
  */
 export const DEFAULT_STAGE_SECONDS = 5;
+/** `--drain`'s default: measured requests may take this long to finish after their row's window closed. */
+export const DEFAULT_DRAIN_SECONDS = 30;
 /** `--stall-timeout`'s default: a row with requests open and none finished this long stops (a silent server). */
 export const DEFAULT_STALL_SECONDS = 30;
 
@@ -272,7 +274,7 @@ export function resolveRunOptions(
     stream: raw.stream !== false,
     forceLength: raw.forceLength !== false,
     timeouts: {},
-    drainSeconds: parseDuration('--drain', raw.drain, p, { min: 0 }) ?? 30,
+    drainSeconds: parseDuration('--drain', raw.drain, p, { min: 0 }) ?? DEFAULT_DRAIN_SECONDS,
     stallSeconds: parseDuration('--stall-timeout', raw.stallTimeout, p, { positive: true }) ?? DEFAULT_STALL_SECONDS,
     progress: raw.progress !== false,
     records: { kind: 'full' },
