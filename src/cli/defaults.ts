@@ -1,2 +1,2 @@
-/** What the built-in simulator models when no flag says otherwise (issue: the default target). */
-export const DEFAULT_SIM = { engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1 } as const;
+/** What the built-in simulator models when no flag says otherwise: declared in sim/ (config's flag table reads it too). */
+export { DEFAULT_SIM } from '../sim/default-sim.js';
