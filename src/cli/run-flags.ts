@@ -28,7 +28,10 @@ export function lengthFlags(): Option[] {
   return flagRowsFor('plan').map(tableOption);
 }
 
-/** `run` only: the server, the workload's sources, request and timeout settings, metadata (the table's rows for run alone). */
+/**
+ * `run` only: the server, the workload's sources, request and timeout settings, metadata (the table's rows for run
+ * alone). A new run flag (e.g. the run plan's --dry-run, --plan FILE) is a row in config/flags/, not an option here.
+ */
 export function runFlags(): Option[] {
   return flagRowsFor('run').filter((row) => !row.commands.includes('predict')).map(tableOption);
 }

@@ -3,7 +3,6 @@
  * command. Declared here, beside the flag table (./table.ts), which names a group for every flag; cli/help-format.ts
  * re-exports them for the commands whose flags are not in the table yet.
  */
-/** Option group headings, in the order they print. The same heading means the same kind of flag in every command. */
 export const GROUP = {
   target: 'Target:',
   filters: 'Filters:',
