@@ -6,7 +6,7 @@
 import { configError } from '../core/errors.js';
 import { resolveCapacitySettings } from './capacity-options.js';
 import { resolveEmbeddingOptions } from './embedding-options.js';
-import { explicitFlags, reconcileProfileFlags } from './flag-conflicts.js';
+import { reconcileProfileFlags } from './flag-conflicts.js';
 import { FlagReader, type RawRunFlags } from './flags/table.js';
 import { DEFAULT_STAGE_SECONDS } from './flags/window.js';
 import { resolveImageOptions } from './image-options.js';
@@ -82,7 +82,12 @@ function across(f: FlagReader, s: RunOptionSections, notices: string[]): RunOpti
   }
   const capacity = resolveCapacitySettings(f.raw, { profile: load.profile, slo: load.slo, arrival: load.arrival }, p);
   const flat = flattenSections(s);
-  const { profile, arrival } = reconcileProfileFlags({ ...flat, trace: workload.workload.trace }, explicitFlags(f.raw), p, notices);
+  const { profile, arrival } = reconcileProfileFlags(
+    { ...flat, trace: workload.workload.trace },
+    { profile: f.explicit('profile'), arrival: f.explicit('arrival'), sweepRates: f.explicit('sweepRates') },
+    p,
+    notices,
+  );
   const embeddings = resolveEmbeddingOptions(f.raw, { ...flat, profile }, p);
   const images = resolveImageOptions(f.raw, flat, p);
 
