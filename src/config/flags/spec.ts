@@ -7,7 +7,7 @@ import type { Problems } from '../parse.js';
 import type { HelpGroup } from './groups.js';
 
 /** Commands whose flags come from the table. */
-export type FlagCommand = 'run' | 'predict' | 'plan';
+export type FlagCommand = 'run' | 'predict' | 'plan' | 'sim';
 
 /** The sections a run's options are grouped in (config/options.ts): each flag fills one. */
 export type OptionSection = 'target' | 'workload' | 'load' | 'window' | 'outputs' | 'distribution';
@@ -20,7 +20,8 @@ export interface FlagSpec {
   readonly name: string;
   /** The value's placeholder in help (`time` → `--max-seconds <time>`); absent: a switch (true when given). */
   readonly arg?: string;
-  readonly section: OptionSection;
+  /** The options section it resolves into; absent: not a run option (sim's server and faults, predict's calibration). */
+  readonly section?: OptionSection;
   readonly group: HelpGroup;
   readonly help: string;
   /** commander's default: the raw value the flag holds when not typed (its source is then 'default'). */
@@ -35,6 +36,10 @@ export interface FlagSpec {
   readonly explicit?: boolean;
   /** A commander default that resolution ignores unless typed (the value is only for help and for `explicit`). */
   readonly onlyTyped?: boolean;
+  /** Not in help (an old name kept working). */
+  readonly hidden?: boolean;
+  /** May be given more than once; the values (each comma-separated) are collected into one list. */
+  readonly repeatable?: boolean;
   /** The flag means nothing without another (its name): the one-line problem when that one is missing. */
   readonly needs?: { readonly flag: string; readonly problem: string };
 }
