@@ -1,2 +1,2 @@
-// The default simulated engine lives in sim/ so config/ can read it without importing cli/ (src/layers.ts).
-export { DEFAULT_SIM } from '../sim/default-engine.js';
+/** What the built-in simulator models when no flag says otherwise: declared in sim/ (config's flag table reads it too). */
+export { DEFAULT_SIM } from '../sim/default-sim.js';

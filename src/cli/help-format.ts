@@ -1,32 +1,8 @@
 /** How `--help` looks: options in named groups, defaults printed as typed (512, not "512"), examples at the end. */
 import { type Command, type Help, Option } from 'commander';
 
-/** Option group headings, in the order they print. The same heading means the same kind of flag in every command. */
-export const GROUP = {
-  target: 'Target:',
-  filters: 'Filters:',
-  /** `compare`: what makes two runs comparable. */
-  matching: 'Matching runs:',
-  load: 'Load:',
-  workload: 'Workload:',
-  sources: 'Datasets, traces, prefixes, turns:',
-  limits: 'Limits:',
-  slo: 'SLO and capacity:',
-  scale: 'Scaling out:',
-  search: 'Search space:',
-  prices: 'Prices:',
-  outputs: 'Outputs:',
-  timeouts: 'Timeouts:',
-  metadata: 'Metadata:',
-  simulator: 'Simulator:',
-  /** `sim`'s engine features: prefix caching, reasoning, speculative decoding. */
-  simFeatures: 'Engine features:',
-  /** `run`'s flags for the simulated engine it starts when there is no --target. */
-  embedded: 'Simulator (without --target):',
-  calibration: 'Calibration:',
-  server: 'Server:',
-  faults: 'Faults and noise:',
-} as const;
+/** Option group headings (declared with the flag table, config/flags/groups.ts). */
+export { GROUP } from '../config/flags/groups.js';
 
 /**
  * One option in a group. `shownDefault` is what help prints after "default:" — for commander's own default

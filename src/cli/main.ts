@@ -4,7 +4,7 @@ import { EXAMPLES } from './help-examples.js';
 import { addExamples, GROUP, HELP_CONFIG, opt } from './help-format.js';
 import { addPlanCommand } from './plan-flags.js';
 import { k8sFlags } from './k8s-flags.js';
-import { predictFlags, profileFlags, runFlags, simEngineFlags, simFlags, withFlags } from './run-flags.js';
+import { commandFlags, withFlags } from './run-flags.js';
 import { toolVersion } from './version.js';
 import { withSources } from './flag-sources.js';
 
@@ -24,7 +24,7 @@ export function buildProgram(): Command {
     .exitOverride();
   addExamples(program, [...(EXAMPLES['run'] ?? []).slice(0, 2), ...(EXAMPLES['predict'] ?? []).slice(0, 1), ...(EXAMPLES['sim'] ?? []).slice(0, 1)]);
 
-  command(program, 'run', 'measure a server (default: the built-in simulated engine) and print the seed tables', profileFlags(), runFlags())
+  command(program, 'run', 'measure a server (default: the built-in simulated engine) and print the seed tables', commandFlags('run'))
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const { resolveRunOptions } = await import('../config/run-options.js');
       const { runCommand } = await import('./run-command.js');
@@ -38,13 +38,13 @@ export function buildProgram(): Command {
       await outcome.dashboard?.hold(io.stderr);
     });
 
-  command(program, 'sim', "serve the simulated engine on 127.0.0.1, speaking one engine's API", simEngineFlags(), simFlags())
+  command(program, 'sim', "serve the simulated engine on 127.0.0.1, speaking one engine's API", commandFlags('sim'))
     .action(async (flags: Record<string, unknown>) => {
       const { simCommand } = await import('./sim-command.js');
       process.exitCode = await simCommand(flags as unknown as import('./sim-command.js').SimFlags, io);
     });
 
-  command(program, 'predict', 'answer the same profiles from the simulated engine in virtual time (well under a second)', profileFlags(), simEngineFlags(), predictFlags())
+  command(program, 'predict', 'answer the same profiles from the simulated engine in virtual time (well under a second)', commandFlags('predict'))
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       if (Array.isArray(flags['catalog'])) {
         const { loadCatalogFile } = await import('../sim/catalog/load-file.js');

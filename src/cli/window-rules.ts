@@ -1,5 +1,7 @@
 import type { RunOptions } from '../config/run-options.js';
+import { ADAPTIVE_CAP } from '../load/profiles.js';
 import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, MAX_WINDOW_MS } from '../load/window.js';
+import { percent } from './window-rules-doc.js';
 
 const RATES =
   'throughput = completions inside the window / its length (tokens counted as generated inside it), send rate = sends inside / length; ' +
@@ -11,7 +13,8 @@ const TAIL = 'percentiles over successful requests, failures shown beside them.'
 
 /**
  * The window rules printed under every table and kept in summary.json (`windowRules`). `run` and `predict` use
- * the same rules (load/window.ts), so they print the same text.
+ * the same rules (load/window.ts), so they print the same text; every figure in it is the code's own constant
+ * (docs/metrics.md states the same rules from the same constants: window-rules-doc.ts).
  */
 export function describeWindowRules(opts: RunOptions): string {
   if (opts.profile === 'replay') return `window: the trace's requests, measured whole (first send → last completion); ${TAIL}`;
@@ -35,7 +38,7 @@ export function describeWindowRules(opts: RunOptions): string {
   return (
     `window: each row is measured over its steady window: it opens once the load has run for one request latency${warm} — ` +
     'when the first request completes (closed loops), when a request sent after the first completion completes (open loops), ' +
-    'or after the in-flight cap was found (throughput rows: cap ×4 from 16 while the completion rate still grows 15%) — ' +
+    `or after the in-flight cap was found (throughput rows: cap ×${ADAPTIVE_CAP.growth} from ${ADAPTIVE_CAP.start} while the completion rate still grows ${percent(ADAPTIVE_CAP.minGain)}) — ` +
     "(what an open loop or throughput row sent before is ramp-up: saved, left out of the figures; a closed loop's first requests already ran at its N in flight and are measured) " +
     `and ${close}; ${COOLDOWN}${allAtOnce(opts)}; ${RATES}; ${TAIL}`
   );

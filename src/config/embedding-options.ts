@@ -1,29 +1,35 @@
 import { findEngineProfile } from '../sim/engine/profiles.js';
 import { EMBEDDING_WIRES } from '../sim/wire/embeddings.js';
 import { parseNumber, type Problems } from './parse.js';
-import type { RawRunFlags, RunOptions } from './run-options.js';
+import type { RunOptions } from './options.js';
+
+/** What an embeddings run decides for itself: nothing generated or streamed, `--batch-size` inputs per request. */
+export interface EmbeddingSettings {
+  batchSize: number;
+  outputTokens: 0;
+  stream: false;
+  forceLength: false;
+}
+
+/** What the check reads of the other options (after the profile is reconciled). */
+export type EmbeddingContext = Pick<RunOptions, 'api' | 'slo' | 'reasoningFormat' | 'workload' | 'profile' | 'target' | 'engine'>;
 
 export const EMBEDDING_APIS = ['openai-embeddings', 'tei-embeddings'] as const;
 
 const isEmbeddingApi = (api: string): boolean => (EMBEDDING_APIS as readonly string[]).includes(api);
 
 /**
- * `--api openai-embeddings | tei-embeddings`: sets what an embeddings run implies (no output, nothing streamed,
+ * `--api openai-embeddings | tei-embeddings`: returns what an embeddings run implies (no output, nothing streamed,
  * `--batch-size` inputs per request) and names every flag that cannot mean anything for it, one problem each.
- * Without such an API, `--batch-size` is the only flag to check.
+ * Without such an API (undefined), `--batch-size` is the only flag to check. Changes nothing it is given.
  */
-export function resolveEmbeddingOptions(raw: RawRunFlags, opts: RunOptions, p: Problems): void {
+export function resolveEmbeddingOptions(raw: { batchSize?: string | undefined }, opts: EmbeddingContext, p: Problems): EmbeddingSettings | undefined {
   if (!isEmbeddingApi(opts.api)) {
     if (raw.batchSize !== undefined) p.push('--batch-size sets the inputs per embeddings request; it goes with --api openai-embeddings or tei-embeddings');
-    return;
+    return undefined;
   }
   const api = opts.api;
   const batch = parseNumber('--batch-size', raw.batchSize, p, { integer: true, positive: true }) ?? 1;
-  opts.batchSize = batch;
-  // Nothing is generated or streamed: the reply is the vectors, in one body.
-  opts.outputTokens = 0;
-  opts.stream = false;
-  opts.forceLength = false;
   const w = opts.workload;
   const why = `${api} replies are vectors, not generated tokens`;
   if (opts.slo?.ttftMs !== undefined || opts.slo?.itlMs !== undefined) {
@@ -49,4 +55,6 @@ export function resolveEmbeddingOptions(raw: RawRunFlags, opts: RunOptions, p: P
       }
     }
   }
+  // Nothing is generated or streamed: the reply is the vectors, in one body.
+  return { batchSize: batch, outputTokens: 0, stream: false, forceLength: false };
 }

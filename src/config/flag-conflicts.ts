@@ -1,43 +1,19 @@
 import type { ProfileName } from '../load/profiles.js';
 import type { ArrivalKind } from '../load/types.js';
+import type { RunOptions } from './options.js';
 import type { Problems } from './parse.js';
 
-/** Which defaulted flags the user typed (commander fills in defaults, so the value alone cannot tell). */
+/** Which defaulted flags the user typed (commander fills in defaults, so the value alone cannot tell): FlagReader.explicit. */
 export interface ExplicitFlags {
   profile: boolean;
   arrival: boolean;
   sweepRates: boolean;
 }
 
-/** `raw.xExplicit` from the CLI; for callers that pass only what the user gave, a present value is explicit. */
-export function explicitFlags(raw: {
-  profile?: string;
-  arrival?: string;
-  sweepRates?: string;
-  profileExplicit?: boolean;
-  arrivalExplicit?: boolean;
-  sweepRatesExplicit?: boolean;
-}): ExplicitFlags {
-  return {
-    profile: raw.profileExplicit ?? raw.profile !== undefined,
-    arrival: raw.arrivalExplicit ?? raw.arrival !== undefined,
-    sweepRates: raw.sweepRatesExplicit ?? raw.sweepRates !== undefined,
-  };
-}
-
-/** The flags whose meaning depends on the profile, after parsing. */
-export interface ProfileFlags {
-  profile: ProfileName;
-  arrival: ArrivalKind;
-  rates?: number[] | undefined;
-  concurrencies?: number[] | undefined;
-  burstiness?: number | undefined;
-  warmupSeconds?: number | undefined;
-  maxSeconds?: number | undefined;
-  target?: string | undefined;
-  engine?: string | undefined;
+/** The flags whose meaning depends on the profile, after parsing (fields of RunOptions, and the trace). */
+export type ProfileFlags = Pick<RunOptions, 'profile' | 'arrival' | 'rates' | 'concurrencies' | 'burstiness' | 'warmupSeconds' | 'maxSeconds' | 'target' | 'engine'> & {
   trace?: string | undefined;
-}
+};
 
 /**
  * A flag the chosen profile would not use is never dropped silently. Where the intent is plain (`--rate 4`

@@ -1,9 +1,9 @@
-import { DEFAULT_SIM } from '../sim/default-engine.js';
+import { DEFAULT_SIM } from '../sim/default-sim.js';
 import type { ApiName } from '../dialects/types.js';
 import { findModel, listModels } from '../sim/catalog/index.js';
 import { DEFAULT_IMAGE_SIZE, type ImageSpec } from '../workload/images.js';
 import { parseNumber, type Problems } from './parse.js';
-import type { RawRunFlags, RunOptions } from './run-options.js';
+import type { RunOptions } from './options.js';
 
 /** APIs whose requests carry images: OpenAI chat content parts, and Ollama's native chat. */
 export const IMAGE_APIS: readonly ApiName[] = ['openai-chat', 'ollama'];
@@ -43,12 +43,16 @@ function parseImageSize(raw: string, p: Problems): { width: number; height: numb
   return { width, height };
 }
 
-/** `--images N --image-size WxH` into opts.workload.images, with every problem named (the API is checked once known). */
-export function resolveImageOptions(raw: RawRunFlags, opts: RunOptions, p: Problems): void {
-  if (raw.images === undefined) {
-    if (raw.imageSize !== undefined) p.push('--image-size goes with --images N (the images per request), e.g. --images 1 --image-size 1024x768');
-    return;
-  }
+/**
+ * `--images N --image-size WxH`: the images every request carries, with every problem named (the API is checked
+ * once known). `--image-size` without `--images` is the flag table's check (config/flags/workload.ts).
+ */
+export function resolveImageOptions(
+  raw: { images?: string | undefined; imageSize?: string | undefined },
+  opts: Pick<RunOptions, 'api' | 'workload' | 'target' | 'model'>,
+  p: Problems,
+): ImageSpec | undefined {
+  if (raw.images === undefined) return undefined;
   const count = parseNumber('--images', raw.images, p, { integer: true, positive: true });
   const size = raw.imageSize === undefined ? DEFAULT_IMAGE_SIZE : parseImageSize(raw.imageSize, p);
   if (count !== undefined && count > MAX_IMAGES) p.push(`--images ${count}: at most ${MAX_IMAGES} images per request`);
@@ -68,7 +72,6 @@ export function resolveImageOptions(raw: RawRunFlags, opts: RunOptions, p: Probl
     }
     if (vision === false) p.push(`--images: the simulated ${model} is a text-only model; simulate a vision one with --model (${visionModels().join(', ')})`);
   }
-  if (count === undefined || size === undefined || count > MAX_IMAGES) return;
-  const spec: ImageSpec = { count, width: size.width, height: size.height };
-  opts.workload.images = spec;
+  if (count === undefined || size === undefined || count > MAX_IMAGES) return undefined;
+  return { count, width: size.width, height: size.height };
 }
