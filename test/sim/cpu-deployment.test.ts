@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GgmlType, GgufType, writeGguf } from '../../scripts/llamacpp/gguf.js';
+import { GgmlType, GgufType, type GgufValue, writeGguf } from '../../scripts/llamacpp/gguf.js';
 import { PRIORS } from '../../src/sim/calibrate/priors.js';
 import { QUANTS } from '../../src/sim/catalog/hardware.js';
 import { deriveModel, describeSimEngine, findHardware, findModel } from '../../src/sim/index.js';
@@ -62,9 +62,9 @@ describe('llama.cpp on a CPU', () => {
 
   it('reads a GGUF file for the model and its type', () => {
     const path = join(tmp, 'small-f16.gguf');
-    const u32 = (v: number) => ({ type: GgufType.UINT32 as const, value: v });
-    const md = new Map([
-      ['general.architecture', { type: GgufType.STRING as const, value: 'llama' }],
+    const u32 = (v: number): GgufValue => ({ type: GgufType.UINT32, value: v });
+    const md = new Map<string, GgufValue>([
+      ['general.architecture', { type: GgufType.STRING, value: 'llama' }],
       ['llama.context_length', u32(2048)], ['llama.embedding_length', u32(64)], ['llama.block_count', u32(3)],
       ['llama.feed_forward_length', u32(176)], ['llama.attention.head_count', u32(4)], ['llama.attention.head_count_kv', u32(2)],
     ]);
