@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
-import { defaultRunDir, SCHEMA_VERSION } from '../store/run-writer.js';
+import { defaultRunDir, SCHEMA_VERSION, testDiskFullBudget } from '../store/run-writer.js';
+import { describeWriteFailure, writeFailureError } from '../store/write-errors.js';
 import { firstIssue, summarySchema } from '../store/schema.js';
 import type { ImportedRun } from './types.js';
 
@@ -55,14 +56,29 @@ export function writeImportedRun(run: ImportedRun, opts: WriteImportOptions): { 
   // The store must read what import writes: a schema problem here is a bug in an importer, said before any file exists.
   const check = summarySchema.safeParse(JSON.parse(json(summary)));
   if (!check.success) throw new Error(`import produced a summary the store cannot read (${firstIssue(check.error)})`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'manifest.json'),
-    json({ tool: { name: 'inferbench', version: opts.toolVersion }, createdAt: now, node: process.version, command: 'import', source: run.source }),
-  );
-  writeFileSync(join(dir, 'summary.json'), json(summary));
-  if (run.records.length > 0) {
-    writeFileSync(join(dir, 'requests.jsonl'), `${run.records.map((r) => `{"schemaVersion":${SCHEMA_VERSION},${JSON.stringify(r).slice(1)}`).join('\n')}\n`);
+  const files: Array<[string, string]> = [
+    ['manifest.json', json({ tool: { name: 'inferbench', version: opts.toolVersion }, createdAt: now, node: process.version, command: 'import', source: run.source })],
+    ['summary.json', json(summary)],
+    ...(run.records.length > 0
+      ? [['requests.jsonl', `${run.records.map((r) => `{"schemaVersion":${SCHEMA_VERSION},${JSON.stringify(r).slice(1)}`).join('\n')}\n`] as [string, string]]
+      : []),
+  ];
+  const created = !existsSync(dir);
+  let budget = testDiskFullBudget();
+  let path = dir;
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const [file, text] of files) {
+      path = join(dir, file);
+      // Test hook (INFERBENCH_TEST_DISK_FULL_AFTER): past its budget a write goes to /dev/full, a real ENOSPC.
+      if (budget !== undefined && (budget -= Buffer.byteLength(text)) < 0) writeFileSync('/dev/full', text);
+      writeFileSync(path, text);
+    }
+  } catch (err) {
+    // A half-written folder would read as a run: remove it (only when this import made it), then say so in one line.
+    if (created) rmSync(dir, { recursive: true, force: true });
+    const failure = describeWriteFailure(path, err);
+    throw writeFailureError({ ...failure, message: `${failure.message}: nothing was imported from ${run.source.file}${created ? ' (its partial folder was removed)' : ''}` });
   }
   return { dir, name };
 }
