@@ -134,11 +134,11 @@ export function simEngineFlags(): Option[] {
   return [
     opt(s, '--engine <name>', engineText(), { value: DEFAULT_SIM.engine }),
     opt(s, '--model <name>', 'model from the catalog (more with --catalog)', { value: DEFAULT_SIM.model }),
-    opt(s, '--gpu <name>', 'GPU or CPU from the catalog, or a CPU as cpu:<cores>c:<GB/s> (docs/simulator.md)', { value: DEFAULT_SIM.gpu }),
+    opt(s, '--gpu <name>', 'GPU or CPU from the catalog, or cpu:<cores>c:<GB/s>', { value: DEFAULT_SIM.gpu }),
     opt(s, '--gpus <n>', 'tensor-parallel GPUs', { value: String(DEFAULT_SIM.gpus) }),
-    opt(s, '--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 | fp8; GGUF: Q4_0 | Q4_K_M | Q5_K_M | Q6_K | Q8_0 | F16 | F32', { shown: 'from the model name' }),
-    opt(s, '--parallel <n>', "llama.cpp slots (llama-server --parallel); other engines' batch limit", { shown: "the engine's own (llamacpp: 4)" }),
-    opt(s, '--ctx-size <n>', "llama.cpp's total context (llama-server -c), split over the slots", { shown: '4096' }),
+    opt(s, '--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 | fp8 | GGUF Q4_K_M, Q8_0, …', { shown: 'from the model name' }),
+    opt(GROUP.simFeatures, '--parallel <n>', "llama.cpp slots (llama-server --parallel); other engines' batch limit", { shown: "the engine's own (llamacpp: 4)" }),
+    opt(GROUP.simFeatures, '--ctx-size <n>', "llama.cpp's total context (llama-server -c), split over the slots", { shown: '4096' }),
     kvCacheDtypeFlag(s),
     opt(s, '--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)'),
   ];
