@@ -138,7 +138,7 @@ export function simEngineFlags(): Option[] {
     opt(s, '--gpus <n>', 'tensor-parallel GPUs', { value: String(DEFAULT_SIM.gpus) }),
     opt(s, '--quant <q>', 'fp16 | awq | gptq-int4 | gptq-int8 | fp8 | GGUF Q4_K_M, Q8_0, …', { shown: 'from the model name' }),
     opt(GROUP.simFeatures, '--parallel <n>', "llama.cpp slots (llama-server --parallel); other engines' batch limit", { shown: "the engine's own (llamacpp: 4)" }),
-    opt(GROUP.simFeatures, '--ctx-size <n>', "llama.cpp's total context (llama-server -c), split over the slots", { shown: '4096' }),
+    opt(GROUP.simFeatures, '--ctx-size <n>', "llama.cpp's total context (llama-server -c), split over the slots", { shown: "the model's context, not split" }),
     kvCacheDtypeFlag(s),
     opt(s, '--catalog <file...>', 'add models/hardware from JSON (catalog format or a Hugging Face config.json)'),
   ];

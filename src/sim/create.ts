@@ -31,7 +31,8 @@ export interface SimEngineOptions {
   maxModelLen?: number;
   /**
    * llama.cpp's total context (llama-server -c / --ctx-size): its KV cache holds this many tokens, split evenly over
-   * the slots (`maxNumSeqs`, llama-server --parallel), so one request may use ctxSize / slots. Other engines refuse it.
+   * the slots (`maxNumSeqs`, llama-server --parallel), so one request may use ctxSize / slots. Undefined: the model's
+   * context for every request, KV from memory (as before). Other engines refuse it.
    */
   ctxSize?: number;
   /** Lognormal σ of per-step jitter (e.g. 0.03); 0/undefined = deterministic steps. */
@@ -138,13 +139,15 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   if (problems.length || !baseProfile || !rm || !hw || !kvCacheDtype) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
   const quant: QuantName = explicitQuant ?? rm.impliedQuant ?? 'fp16';
   const cal = opts.calibration ?? DEFAULT_CALIBRATION;
-  const slots = llamaSlots ? llamaCppSlots(opts, baseProfile, hw) : undefined;
+  // Only a given -c splits the context (llama-server -c N --parallel S: N / S tokens per slot, as it logs n_ctx_slot);
+  // without one every request may use the model's whole context (llama-server's context from the model).
+  const slots = llamaSlots && opts.ctxSize !== undefined ? llamaCppSlots(opts, baseProfile, hw, opts.ctxSize) : undefined;
   const contextLen = opts.maxModelLen ?? slots?.perSlot ?? rm.spec.maxModelLen;
   const chunk = baseProfile.longContextChunk;
   const chunked = chunk !== undefined && (opts.chunkedPrefill ?? contextLen > chunk.above);
   const profile: EngineProfile = {
     ...baseProfile,
-    ...(slots ? { label: `llama.cpp server (${opts.maxNumSeqs ?? baseProfile.maxNumSeqs(hw)} slots of ${slots.perSlot} tokens, -c ${slots.ctx}; continuous batching)` } : {}),
+    ...(llamaSlots ? { label: `llama.cpp server (${opts.maxNumSeqs ?? baseProfile.maxNumSeqs(hw)} slots${slots ? ` of ${slots.perSlot} tokens, -c ${slots.ctx}` : ''}; continuous batching)` } : {}),
     ...(chunked ? { policy: 'mixed' as const, chunkedPrefill: true } : {}),
     ...(opts.kernels ? { quantFamily: opts.kernels } : {}),
   };
@@ -194,13 +197,9 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   return { description, profile, model: rm.spec, hardware: hw, config, admit };
 }
 
-/** llama-server's -c when none is given (common/common.h `n_ctx = 4096`). */
-export const LLAMACPP_DEFAULT_CTX = 4096;
-
 /** llama.cpp's slots and context split: `--parallel` slots share `-c` tokens, ctx / slots each. */
-function llamaCppSlots(opts: SimEngineOptions, profile: EngineProfile, hw: HardwareSpec): { ctx: number; perSlot: number } {
+function llamaCppSlots(opts: SimEngineOptions, profile: EngineProfile, hw: HardwareSpec, ctx: number): { ctx: number; perSlot: number } {
   const n = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
-  const ctx = opts.ctxSize ?? LLAMACPP_DEFAULT_CTX;
   const perSlot = Math.floor(ctx / n);
   if (perSlot < 16) throw configError(`ctx-size ${ctx} split over ${n} slots leaves ${perSlot} tokens per slot`, 'give a larger --ctx-size or fewer --parallel slots');
   return { ctx, perSlot };

@@ -48,11 +48,13 @@ describe('CPU hardware', () => {
 
 describe('llama.cpp on a CPU', () => {
   it('resolves without a config file: GGUF quant from the file name, slots split the context', () => {
-    const d = describeSimEngine({ engine: 'llamacpp', model: 'Llama-3.2-1B-Instruct-Q4_K_M.gguf', gpu: 'Ryzen-9-7950X', gpus: 1 });
+    const d = describeSimEngine({ engine: 'llamacpp', model: 'Llama-3.2-1B-Instruct-Q4_K_M.gguf', gpu: 'Ryzen-9-7950X', gpus: 1, ctxSize: 4096 });
     expect(d.quant).toBe('Q4_K_M');
     expect(d.maxNumSeqs).toBe(4);
     expect(d.kvTokens).toBe(4096);
     expect(d.maxModelLen).toBe(1024);
+    // No -c: the model's whole context for each request (llama-server's context from the model).
+    expect(describeSimEngine({ engine: 'llamacpp', model: 'Llama-3.2-1B', gpu: 'Ryzen-9-7950X', gpus: 1 }).maxModelLen).toBe(131072);
     const two = describeSimEngine({ engine: 'llamacpp', model: 'TinyLlama-1.1B', quant: 'q8_0', gpu: 'cpu:4c:40', gpus: 1, maxNumSeqs: 2, ctxSize: 8192 });
     expect([two.quant, two.maxNumSeqs, two.kvTokens, two.maxModelLen]).toEqual(['Q8_0', 2, 8192, 4096]);
     expect(two.engineLabel).toMatch(/2 slots of 4096 tokens, -c 8192/);
