@@ -70,7 +70,8 @@ function engineLaunch(model: string, shape: CandidateShape, d: LaunchLimits): st
     case 'llamacpp':
     case 'ollama':
       return join([shape.engine === 'ollama' ? 'OLLAMA_NUM_PARALLEL=4 ollama serve  # then: ollama pull' : 'llama-server -hf', `${ckpt}-GGUF${isGgufQuant(q) ? `:${q}` : ''}`,
-        shape.engine === 'llamacpp' && `--parallel ${d.maxNumSeqs} -c ${d.kvTokens}`]);
+        // -c is split over the slots: each slot gets the context the candidate was modelled with, within the KV cache.
+        shape.engine === 'llamacpp' && `--parallel ${d.maxNumSeqs} -c ${Math.min(d.kvTokens, d.maxModelLen * d.maxNumSeqs)}`]);
     default:
       return `${shape.engine}: serve ${ckpt} on ${shape.gpus}× ${shape.gpu}`;
   }

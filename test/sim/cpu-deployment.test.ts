@@ -11,6 +11,7 @@ import { GgmlType, GgufType, type GgufValue, writeGguf } from '../../scripts/lla
 import { PRIORS } from '../../src/sim/calibrate/priors.js';
 import { QUANTS } from '../../src/sim/catalog/hardware.js';
 import { deriveModel, describeSimEngine, findHardware, findModel } from '../../src/sim/index.js';
+import { enumerateShapes, resolveAxes } from '../../src/plan/space.js';
 import { runCli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-cpu-'));
@@ -127,5 +128,11 @@ describe('llama.cpp on a CPU', () => {
     expect(r.stdout).toMatch(/TinyLlama-1\.1B \(Q4_K_M\) · 1× EPYC-9654 · llama\.cpp server \(2 slots of 1024 tokens, -c 2048/);
     expect(r.stdout).toMatch(/\| concurrent@2 \|/);
     expect(r.stdout).toMatch(/EPYC-9654's efficiencies are priors/);
+  });
+
+  it('plan: a CPU is one device (no tensor-parallel shapes), GPUs keep theirs', () => {
+    const axes = resolveAxes('TinyLlama-1.1B', { gpus: ['cpu:16c:80', 'L4'], quants: ['Q4_K_M'], engines: ['llamacpp'] });
+    const shapes = enumerateShapes(axes).map((s) => `${s.gpus}× ${s.gpu}`);
+    expect(shapes).toEqual(['1× cpu:16c:80gbs:1536gflops:64gib', '1× L4', '2× L4', '4× L4', '8× L4']);
   });
 });
