@@ -12,6 +12,7 @@ import { PRIORS } from '../../src/sim/calibrate/priors.js';
 import { QUANTS } from '../../src/sim/catalog/hardware.js';
 import { deriveModel, describeSimEngine, findHardware, findModel } from '../../src/sim/index.js';
 import { enumerateShapes, resolveAxes } from '../../src/plan/space.js';
+import { startSimServer } from '../../src/sim/server/index.js';
 import { runCli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-cpu-'));
@@ -134,5 +135,14 @@ describe('llama.cpp on a CPU', () => {
     const axes = resolveAxes('TinyLlama-1.1B', { gpus: ['cpu:16c:80', 'L4'], quants: ['Q4_K_M'], engines: ['llamacpp'] });
     const shapes = enumerateShapes(axes).map((s) => `${s.gpus}× ${s.gpu}`);
     expect(shapes).toEqual(['1× cpu:16c:80gbs:1536gflops:64gib', '1× L4', '2× L4', '4× L4', '8× L4']);
+  });
+
+  it('sim: --parallel and --ctx-size reach the served engine', async () => {
+    const server = await startSimServer({ engine: 'llamacpp', model: 'TinyLlama-1.1B', gpu: 'cpu:4c:40', gpus: 1, maxNumSeqs: 2, ctxSize: 2048, host: '127.0.0.1', port: 0, seed: 1 });
+    try {
+      expect([server.description.maxNumSeqs, server.description.kvTokens, server.description.maxModelLen]).toEqual([2, 2048, 1024]);
+    } finally {
+      await server.close();
+    }
   });
 });
