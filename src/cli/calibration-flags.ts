@@ -90,7 +90,12 @@ export function applyCalibrationFlags(
 
   if (measured) {
     // A typed --kv-cache-dtype (only then is it among the defaults) wins over what the run recorded.
-    const base = simEngineForRun(measured, { ...cf.explicit, ...(defaults.kvCacheDtype ? { kvCacheDtype: defaults.kvCacheDtype } : {}) }, defaults.seed);
+    const base: SimEngineOptions = {
+      ...simEngineForRun(measured, { ...cf.explicit, ...(defaults.kvCacheDtype ? { kvCacheDtype: defaults.kvCacheDtype } : {}) }, defaults.seed),
+      // llama.cpp's --parallel / --ctx-size: a real server's run does not record them.
+      ...(defaults.maxNumSeqs !== undefined ? { maxNumSeqs: defaults.maxNumSeqs } : {}),
+      ...(defaults.ctxSize !== undefined ? { ctxSize: defaults.ctxSize } : {}),
+    };
     const fit = fitMeasuredRun(measured, { ...base, ...(fileCal ? { calibration: fileCal } : {}) });
     engine = fit.engine;
     for (const n of fit.notes) out.write(`note: ${n}\n`);

@@ -67,7 +67,8 @@ export function buildProgram(): Command {
       printNotices(notices, opts.json);
       const { readCalibrationFlags } = await import('./calibration-flags.js');
       const { parseSpecDecode } = await import('../sim/engine/spec-decode.js');
-      const features = typeof flags['specDecode'] === 'string' ? { specDecode: parseSpecDecode(flags['specDecode']) } : {};
+      const { readSlotFlags } = await import('./llamacpp-flags.js');
+      const features = { ...(typeof flags['specDecode'] === 'string' ? { specDecode: parseSpecDecode(flags['specDecode']) } : {}), slots: readSlotFlags(flags) };
       process.exitCode = (await predictCommand(opts, io, readCalibrationFlags(flags, cmd), features)).exitCode;
     });
 

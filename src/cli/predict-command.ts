@@ -10,6 +10,7 @@ import { terminalStyle } from '../report/terminal.js';
 import { workloadSpecOf } from './workload-spec.js';
 import { resolveSimEngine } from '../sim/create.js';
 import type { SpecDecode } from '../sim/engine/spec-decode.js';
+import type { SlotOptions } from './llamacpp-flags.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { checkSimLimits } from './sim-limits.js';
 import { writeRunFolder } from '../store/run-folder.js';
@@ -23,12 +24,18 @@ import { applyCalibrationFlags, type CalibrationFlags } from './calibration-flag
 import { capacityFailed, capacityField } from './capacity-answer.js';
 import { dropIdenticalRepeats } from './run-outcome.js';
 
+/** Where the constants of an uncalibrated prediction come from. */
+function constantsNote(d: { calibrated: boolean; hardwareCalibrated: boolean; gpu: string }): string {
+  const hw = d.hardwareCalibrated ? 'hardware constants fitted on the seed and public tables' : `${d.gpu}'s efficiencies are priors (no published data fitted; --calibrate-from RUN fits them)`;
+  return d.calibrated ? `engine and ${hw}` : `${hw}, engine host/API constants are priors (no published data for this engine)`;
+}
+
 /** `inferbench predict`: the same profiles and tables as `run`, answered by the simulator in virtual time. */
 export async function predictCommand(
   opts: RunOptions,
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   calibrationFlags?: CalibrationFlags,
-  features: { specDecode?: SpecDecode } = {},
+  features: { specDecode?: SpecDecode; slots?: SlotOptions } = {},
 ): Promise<{ doc: RunSummaryDoc; exitCode: number }> {
   const human = opts.json ? io.stderr : io.stdout;
   if (opts.columns) parseColumns(opts.columns.join(','));
@@ -44,6 +51,7 @@ export async function predictCommand(
     seed: opts.seed,
     ...(opts.quant ? { quant: opts.quant } : {}),
     ...(opts.kvCacheDtype ? { kvCacheDtype: opts.kvCacheDtype } : {}),
+    ...features.slots,
   }, calibrationFlags, human);
   const engineOptions = { ...calibrated.engine, ...(features.specDecode ? { specDecode: features.specDecode } : {}) };
   const started = performance.now();
@@ -94,7 +102,7 @@ export async function predictCommand(
     interrupted: false,
     notes: [
       ...(sameRepeats ? [sameRepeats] : []),
-      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : d.calibrated ? 'engine and hardware constants fitted on the seed and public tables' : 'hardware constants fitted on the seed and public tables, engine host/API constants are priors (no published data for this engine)'}`,
+      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : constantsNote(d)}`,
     ],
   };
   if (opts.out) {

@@ -8,6 +8,7 @@ import { startSimServer } from '../sim/server/index.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { parseLengthDist } from '../workload/lengths.js';
 import { parseSpecDecode } from '../sim/engine/spec-decode.js';
+import { readSlotFlags } from './llamacpp-flags.js';
 
 export interface SimFlags {
   engine: string;
@@ -51,7 +52,8 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   const port = parseNumber('--port', flags.port, p, { integer: true, min: 0 });
   const seed = parseNumber('--seed', flags.seed, p, { integer: true, min: 0 });
   const timeScale = modelTimeScale(flags, p);
-  const maxNumSeqs = parseNumber('--max-num-seqs', flags.maxNumSeqs, p, { integer: true, positive: true });
+  const slots = readSlotFlags(flags as unknown as Record<string, unknown>);
+  const maxNumSeqs = parseNumber('--max-num-seqs', flags.maxNumSeqs, p, { integer: true, positive: true }) ?? slots.maxNumSeqs;
   const kvCacheDtype = parseKvCacheDtypeFlag(flags.kvCacheDtype, p);
   if (port !== undefined && port > 65535) p.push(`--port ${port} is not a TCP port (0–65535)`);
   if (!LOOPBACK.has(flags.host)) p.push(`--host ${flags.host}: the simulator serves loopback only (127.0.0.1, localhost or ::1)`);
@@ -71,13 +73,14 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
     ...(flags.faults ? { faults: flags.faults } : {}),
     ...(timeScale !== undefined ? { modelTimeScale: timeScale } : {}),
     ...(maxNumSeqs !== undefined ? { maxNumSeqs } : {}),
+    ...(slots.ctxSize !== undefined ? { ctxSize: slots.ctxSize } : {}),
     ...(flags.prefixCaching === false ? { prefixCaching: false } : {}),
     ...(flags.enablePromptTokensDetails ? { promptTokensDetails: true } : {}),
     ...(flags.reasoningTokens !== undefined ? { reasoningTokens: parseLengthDist(flags.reasoningTokens, '--reasoning-tokens') } : {}),
     ...(flags.specDecode !== undefined ? { specDecode: parseSpecDecode(flags.specDecode) } : {}),
   });
   const d = server.description;
-  const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, kvCacheDtype: d.kvCacheDtype, maxNumSeqs: d.maxNumSeqs }));
+  const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, kvCacheDtype: d.kvCacheDtype, maxNumSeqs: d.maxNumSeqs, ...(slots.ctxSize !== undefined ? { ctxSize: slots.ctxSize } : {}) }));
   if (warning) io.stderr.write(`${warning}\n`);
   io.stdout.write(
     `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +

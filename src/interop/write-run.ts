@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { defaultRunDir } from '../store/run-writer.js';
 import { writeRunFolder } from '../store/run-folder.js';
+import { writeFailureError, type WriteFailure } from '../store/write-errors.js';
 import type { ImportedRun } from './types.js';
 
 export interface WriteImportOptions {
@@ -46,6 +47,10 @@ export function writeImportedRun(run: ImportedRun, opts: WriteImportOptions): { 
     context: { ...run.summary.context, label: opts.label ?? defaultLabel(run) },
     outDir: dir,
   };
+  // A failed write (a full disk) is caught as it happens; a half-written folder would read as a run, so it is removed
+  // (only when this import made it) and the failure said in one line.
+  const created = !existsSync(dir);
+  let failure: WriteFailure | undefined;
   writeRunFolder(
     dir,
     {
@@ -53,9 +58,16 @@ export function writeImportedRun(run: ImportedRun, opts: WriteImportOptions): { 
       summary,
       ...(run.records.length > 0 ? { records: run.records } : {}),
     },
-    ...(opts.out !== undefined
-      ? [{ refuseNonEmpty: { flag: '--out', shown: opts.out, hint: 'pass a new folder for the imported run, or leave --out out to get one under the results folder' } }]
-      : []),
+    {
+      onFailure: (f) => void (failure ??= f),
+      ...(opts.out !== undefined
+        ? { refuseNonEmpty: { flag: '--out', shown: opts.out, hint: 'pass a new folder for the imported run, or leave --out out to get one under the results folder' } }
+        : {}),
+    },
   );
+  if (failure) {
+    if (created) rmSync(dir, { recursive: true, force: true });
+    throw writeFailureError({ ...failure, message: `${failure.message}: nothing was imported from ${run.source.file}${created ? ' (its partial folder was removed)' : ''}` });
+  }
   return { dir, name };
 }

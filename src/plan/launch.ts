@@ -3,13 +3,18 @@
  * name is the catalog's Hugging Face repository; quantized variants follow Qwen's naming (-AWQ, -GPTQ-Int4,
  * -GPTQ-Int8): other publishers name theirs differently, so substitute the checkpoint you use.
  */
+import { isGgufQuant } from '../sim/catalog/gguf-quants.js';
 import { findModel } from '../sim/catalog/registry.js';
 import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
 import { kvCacheLaunchFlags } from './kv-cache-launch.js';
 import type { SimEngineDescription } from '../sim/create.js';
 import type { CandidateShape } from './types.js';
 
-const QUANT_SUFFIX: Record<QuantName, string> = { fp16: '', bf16: '', awq: '-AWQ', 'gptq-int4': '-GPTQ-Int4', 'gptq-int8': '-GPTQ-Int8', fp8: '-FP8' };
+const QUANT_SUFFIX: Record<QuantName, string> = {
+  fp16: '', bf16: '', awq: '-AWQ', 'gptq-int4': '-GPTQ-Int4', 'gptq-int8': '-GPTQ-Int8', fp8: '-FP8',
+  // GGUF types are a file inside the repository (llama-server -hf REPO:TYPE), not a repository of their own.
+  Q4_0: '', Q4_K_M: '', Q5_K_M: '', Q6_K: '', Q8_0: '', F32: '',
+};
 
 /** `Qwen/Qwen2-72B-Instruct-AWQ`: the catalog's HF repository (or the name as given) with the quantization suffix. */
 export function checkpointName(model: string, quant: QuantName): string {
@@ -64,7 +69,9 @@ function engineLaunch(model: string, shape: CandidateShape, d: LaunchLimits): st
       return join(['mlc_llm serve', `HF://mlc-ai/${ckpt.split('/').pop()}-MLC`, `--overrides "tensor_parallel_shards=${shape.gpus};max_num_sequence=${d.maxNumSeqs}"`]);
     case 'llamacpp':
     case 'ollama':
-      return join([shape.engine === 'ollama' ? 'OLLAMA_NUM_PARALLEL=4 ollama serve  # then: ollama pull' : 'llama-server -hf', `${ckpt}-GGUF`, shape.engine === 'llamacpp' && '--parallel 4']);
+      return join([shape.engine === 'ollama' ? 'OLLAMA_NUM_PARALLEL=4 ollama serve  # then: ollama pull' : 'llama-server -hf', `${ckpt}-GGUF${isGgufQuant(q) ? `:${q}` : ''}`,
+        // -c is split over the slots: each slot gets the context the candidate was modelled with, within the KV cache.
+        shape.engine === 'llamacpp' && `--parallel ${d.maxNumSeqs} -c ${Math.min(d.kvTokens, d.maxModelLen * d.maxNumSeqs)}`]);
     default:
       return `${shape.engine}: serve ${ckpt} on ${shape.gpus}× ${shape.gpu}`;
   }

@@ -69,7 +69,9 @@ export function resolveAxes(model: string, filter: SpaceFilter): SpaceAxes {
 export function enumerateShapes(axes: SpaceAxes): CandidateShape[] {
   const out: CandidateShape[] = [];
   for (const gpu of axes.gpus) {
-    for (const gpus of axes.tp) for (const quant of axes.quants) for (const engine of axes.engines) out.push({ gpu, gpus, quant, engine });
+    // A CPU runs the model as one device: it has no tensor-parallel shapes to consider.
+    const tps = findHardware(gpu).cpu ? axes.tp.filter((t) => t === 1) : axes.tp;
+    for (const gpus of tps) for (const quant of axes.quants) for (const engine of axes.engines) out.push({ gpu, gpus, quant, engine });
   }
   return out;
 }

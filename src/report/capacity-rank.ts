@@ -146,7 +146,7 @@ function rankingTable(entries: readonly CapacityRankEntry[], caps: readonly Capa
       e.series,
       e.engine,
       `${e.gpus}× ${e.gpu ?? 'GPU'}${e.gpusAssumed ? ' (count not recorded: 1 assumed)' : ''}`,
-      capacityCell(c),
+      capacityCell(c, { predicted: (runs[i] as StoredRun).summary.context.predicted === true }),
       e.firstBreach === null ? (e.feasibleMax === null ? '—' : 'none (search ceiling)') : loadText(e.firstBreach, e.unit),
       e.capacityPerGpu === null ? '—' : `${num(e.capacityPerGpu)} ${perGpuUnit} (#${e.rankPerGpu})`,
     ];

@@ -29,6 +29,12 @@ export interface SimEngineOptions {
   maxNumBatchedTokens?: number;
   /** Override the model's context length. */
   maxModelLen?: number;
+  /**
+   * llama.cpp's total context (llama-server -c / --ctx-size): its KV cache holds this many tokens, split evenly over
+   * the slots (`maxNumSeqs`, llama-server --parallel), so one request may use ctxSize / slots. Undefined: the model's
+   * context for every request, KV from memory (as before). Other engines refuse it.
+   */
+  ctxSize?: number;
   /** Lognormal σ of per-step jitter (e.g. 0.03); 0/undefined = deterministic steps. */
   noise?: number;
   /** Multiplies all engine time; 0 = infinitely fast engine (client-overhead benchmarks). */
@@ -79,6 +85,8 @@ export interface SimEngineDescription {
   apiOverheadMs: number;
   /** Prompt blocks are shared through a prefix cache (the engine has one and it was not turned off). */
   prefixCaching: boolean;
+  /** The hardware's efficiencies were fitted (seed tables or a --calibrate-from run); false: priors. */
+  hardwareCalibrated: boolean;
 }
 
 export interface ResolvedSimEngine {
@@ -121,17 +129,25 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   if (rm && explicitQuant && rm.impliedQuant && explicitQuant !== rm.impliedQuant) {
     problems.push(`model ${rm.name} implies quantization ${rm.impliedQuant}, but ${explicitQuant} was given`);
   }
+  if (hw?.cpu && Number.isInteger(tp) && tp !== 1) problems.push(`${hw.name} is a CPU: it runs the model as one device, so --gpus must be 1 (got ${tp})`);
+  const llamaSlots = baseProfile?.id === 'llamacpp';
+  if (opts.ctxSize !== undefined && !llamaSlots) problems.push(`ctx-size is llama.cpp's -c; engine ${opts.engine} does not take it`);
+  if (opts.ctxSize !== undefined && !(Number.isInteger(opts.ctxSize) && opts.ctxSize >= 16)) problems.push(`ctx-size must be a whole number of tokens ≥ 16, got ${opts.ctxSize}`);
   if (rm && Number.isInteger(tp) && rm.spec.heads % tp !== 0) {
     problems.push(`${rm.spec.heads} attention heads of ${rm.spec.name} cannot be split over ${tp} GPUs`);
   }
   if (problems.length || !baseProfile || !rm || !hw || !kvCacheDtype) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
   const quant: QuantName = explicitQuant ?? rm.impliedQuant ?? 'fp16';
   const cal = opts.calibration ?? DEFAULT_CALIBRATION;
-  const contextLen = opts.maxModelLen ?? rm.spec.maxModelLen;
+  // Only a given -c splits the context (llama-server -c N --parallel S: N / S tokens per slot, as it logs n_ctx_slot);
+  // without one every request may use the model's whole context (llama-server's context from the model).
+  const slots = llamaSlots && opts.ctxSize !== undefined ? llamaCppSlots(opts, baseProfile, hw, opts.ctxSize) : undefined;
+  const contextLen = opts.maxModelLen ?? slots?.perSlot ?? rm.spec.maxModelLen;
   const chunk = baseProfile.longContextChunk;
   const chunked = chunk !== undefined && (opts.chunkedPrefill ?? contextLen > chunk.above);
   const profile: EngineProfile = {
     ...baseProfile,
+    ...(llamaSlots ? { label: `llama.cpp server (${opts.maxNumSeqs ?? baseProfile.maxNumSeqs(hw)} slots${slots ? ` of ${slots.perSlot} tokens, -c ${slots.ctx}` : ''}; continuous batching)` } : {}),
     ...(chunked ? { policy: 'mixed' as const, chunkedPrefill: true } : {}),
     ...(opts.kernels ? { quantFamily: opts.kernels } : {}),
   };
@@ -141,7 +157,18 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
     gpuMemoryUtilization: util, maxNumBatchedTokens, maxNumSeqs, kvCacheDtype,
     ...(profile.kvFreeFraction !== undefined ? { kvFreeFraction: opts.gpuMemoryUtilization ?? profile.kvFreeFraction } : {}),
   });
-  if (mem.kvBlocks < Math.ceil(Math.min(contextLen, 4096) / 16) / 4) {
+  if (slots) {
+    // llama.cpp allocates its -c tokens of KV at start whatever the memory (and fails to start when they do not fit).
+    const needBlocks = Math.ceil(slots.ctx / 16);
+    if (mem.kvBlocks < needBlocks) {
+      throw configError(
+        `${rm.name} (${quant}) with a ${slots.ctx}-token context does not fit ${hw.name}: ${mem.weightsGiBPerGpu.toFixed(1)} GiB of weights leave room for ${Math.max(0, mem.kvTokens)} tokens of KV cache`,
+        hw.cpu ? 'give the machine\'s memory (cpu:…:<GiB>gib), a smaller --ctx-size or a smaller quantization' : 'use a smaller --ctx-size, a larger GPU or a smaller quantization',
+      );
+    }
+    mem.kvBlocks = needBlocks;
+    mem.kvTokens = needBlocks * 16;
+  } else if (mem.kvBlocks < Math.ceil(Math.min(contextLen, 4096) / 16) / 4) {
     throw configError(
       `${rm.name} (${quant}) does not fit ${tp}× ${hw.name}: ${mem.weightsGiBPerGpu.toFixed(1)} GiB of weights per GPU leaves ${Math.max(0, mem.kvTokens)} tokens of KV cache`,
       'use more GPUs, a larger GPU or a quantized model',
@@ -164,9 +191,18 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
     weightsGiBPerGpu: Math.round(mem.weightsGiBPerGpu * 100) / 100,
     calibrated: profile.calibrated && cal.fitted.includes(profile.calKey), apiOverheadMs: tApi,
     prefixCaching: config.prefixCaching === true,
+    hardwareCalibrated: cal.fitted.includes(hw.calibrationKey ?? hw.name),
   };
   const admit = (promptTokens: number, maxTokens: number): Admission => admitRequest(profile.wire, maxModelLen, promptTokens, maxTokens);
   return { description, profile, model: rm.spec, hardware: hw, config, admit };
+}
+
+/** llama.cpp's slots and context split: `--parallel` slots share `-c` tokens, ctx / slots each. */
+function llamaCppSlots(opts: SimEngineOptions, profile: EngineProfile, hw: HardwareSpec, ctx: number): { ctx: number; perSlot: number } {
+  const n = opts.maxNumSeqs ?? profile.maxNumSeqs(hw);
+  const perSlot = Math.floor(ctx / n);
+  if (perSlot < 16) throw configError(`ctx-size ${ctx} split over ${n} slots leaves ${perSlot} tokens per slot`, 'give a larger --ctx-size or fewer --parallel slots');
+  return { ctx, perSlot };
 }
 
 export function describeSimEngine(opts: SimEngineOptions): SimEngineDescription {

@@ -229,6 +229,11 @@ function devFullError(batch: Buffer, offset: number): unknown {
   }
 }
 
+/** The test hook's byte budget (INFERBENCH_TEST_DISK_FULL_AFTER), for writers of other run folders (import). */
+export function testDiskFullBudget(): number | undefined {
+  return testBudget();
+}
+
 function testBudget(): number | undefined {
   const raw = process.env[DISK_FULL_AFTER_ENV];
   if (raw === undefined || raw === '') return undefined;

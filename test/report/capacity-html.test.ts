@@ -124,8 +124,11 @@ describe('`compare` of capacity runs', () => {
     const a = capacityOf(runs.vllm);
     const b = capacityOf(runs.sglang);
     const [first, second] = (a.feasibleMax ?? 0) >= (b.feasibleMax ?? 0) ? [a, b] : [b, a];
+    // Both runs are predictions (virtual time): the cell says their answer repeats exactly, not a search step.
+    const cell = (c: typeof a): string => capacityCell(c, { predicted: true });
     expect(r.stdout).toContain('## Capacity ranking');
-    expect(r.stdout).toContain(capacityCell(first));
+    expect(r.stdout).toContain(cell(first));
+    expect(cell(first)).toMatch(/^\d+\.\d\d req\/s \(\+\d+\.\d% to the first failure; virtual time: repeats exactly\)$/);
 
     const json = JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8')) as { capacityRanking: { entries: { feasibleMax: number; gpus: number; capacityPerGpu: number; requestsPerDollar: number; rank: number }[] } };
     const entries = json.capacityRanking.entries;
@@ -142,13 +145,13 @@ describe('`compare` of capacity runs', () => {
     const { page, problems } = await openChecked(join(out, 'compare.html'));
     const rows = await page.$$eval('#capacity-ranking + div table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(rows.map((row) => row[0])).toEqual(['1', '2']);
-    expect(rows[0]?.[4]).toBe(capacityCell(first));
+    expect(rows[0]?.[4]).toBe(cell(first));
     // One fitted curve and one capacity rule per run; the legend names each run with its capacity.
     expect(await labels(page, 'capacity', 'g.mark-line path')).toHaveLength(2);
     const rules = await labels(page, 'capacity', 'g.mark-rule path, g.mark-rule line');
     expect(rules.filter((l) => /^load/.test(l))).toHaveLength(2);
     const legend = await page.locator('figure[data-chart="capacity"] g.role-legend-label text').allTextContents();
-    expect(legend.filter((t) => t.endsWith(capacityCell(a)) || t.endsWith(capacityCell(b)))).toHaveLength(2);
+    expect(legend.filter((t) => t.endsWith(capacityCell(a, { short: true })) || t.endsWith(capacityCell(b, { short: true })))).toHaveLength(2);
     const points = await labels(page, 'capacity', 'g.mark-symbol.role-mark path');
     expect(points).toHaveLength(a.probes.length + b.probes.length);
     expect(problems).toEqual([]);

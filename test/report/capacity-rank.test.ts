@@ -29,8 +29,8 @@ describe('capacity ranking (compare of capacity runs)', () => {
 
     const [head, ...rows] = [ranking?.table.headers ?? [], ...(ranking?.table.rows ?? [])];
     expect(head).toEqual(['Rank', 'Run', 'Engine', 'GPUs', 'Capacity', 'First failure', 'Capacity per GPU (rank)', 'Requests per $ at capacity (at $2/GPU-hour) (rank)']);
-    expect(rows[0]).toEqual(['1', 'vllm · 8×H100', 'vllm', '8× H100', '21.00 req/s ±5%', '22.00 req/s', '2.63 req/s (#2)', '4,725 (#2)']);
-    expect(rows[1]).toEqual(['2', 'sglang · 2×H100', 'sglang', '2× H100', '10.50 req/s ±5%', '11.00 req/s', '5.25 req/s (#1)', '9,450 (#1)']);
+    expect(rows[0]).toEqual(['1', 'vllm · 8×H100', 'vllm', '8× H100', '21.00 req/s (+4.8% to the first failure; no load run twice)', '22.00 req/s', '2.63 req/s (#2)', '4,725 (#2)']);
+    expect(rows[1]).toEqual(['2', 'sglang · 2×H100', 'sglang', '2× H100', '10.50 req/s (+4.8% to the first failure; no load run twice)', '11.00 req/s', '5.25 req/s (#1)', '9,450 (#1)']);
     expect(rows[2]?.slice(0, 7)).toEqual(['3', 'tgi · 1×L40S', 'tgi', '1× L40S', 'none (even 0.40 req/s failed)', '0.40 req/s', '—']);
 
     const text = ranking?.lines.join('\n') ?? '';
@@ -40,6 +40,23 @@ describe('capacity ranking (compare of capacity runs)', () => {
     expect(text).toContain('Most requests per $: sglang · 2×H100 — 9,450 requests per $ at capacity (next: vllm · 8×H100 at 4,725).');
     expect(text).toContain('Even the lowest load failed the SLO for tgi · 1×L40S (ranked last).');
     expect(text).not.toContain('not settled');
+  });
+
+  it("prints each capacity's measured precision (its bracket, settled, repeats), not the search step ±5%", () => {
+    const probes: Array<[number, boolean]> = [[4, true], [8, true], [9, true], [10, false]];
+    const agreed = capacityRun({ id: 'cccc0001', engine: 'vllm', gpu: 'H100', probes,
+      capacity: { reproducibility: { repeatedLoads: 2, agreed: 2, loads: [], text: '' } } });
+    const split = capacityRun({ id: 'cccc0002', engine: 'sglang', gpu: 'H100', probes: [[4, true], [8, true], [8.5, true], [9.2, false]],
+      capacity: { settled: false, reproducibility: { repeatedLoads: 3, agreed: 2, loads: [], text: '' } } });
+    const predicted = capacityRun({ id: 'cccc0003', engine: 'tgi', gpu: 'H100', probes: [[4, true], [6, true], [6.3, false]], predicted: true });
+    const runs = [agreed, split, predicted];
+    const cells = rankCapacity(runs, seriesNames(runs), {})?.table.rows.map((r) => r[4]);
+    expect(cells).toEqual([
+      '9.00 req/s (+11.1% to the first failure; repeats agreed at 2 loads)',
+      '8.50 req/s (+8.2% to the first failure; not settled: a lower load failed; repeats disagreed at 1 load)',
+      '6.00 req/s (+5.0% to the first failure; virtual time: repeats exactly)',
+    ]);
+    for (const c of cells ?? []) expect(c).not.toContain('±');
   });
 
   it('says when two capacities lie within the search precision, and when a search hit its ceiling', () => {
@@ -71,7 +88,7 @@ describe('capacity ranking (compare of capacity runs)', () => {
     expect(top?.requestsPerDollar).toBeCloseTo(2700, 6);
     expect(next?.requestsPerDollar).toBeCloseTo(3120, 6);
     expect(ranking?.table.headers).toContain('req/s at capacity');
-    expect(ranking?.table.rows[0]?.[4]).toBe('10 streams ±1 stream');
+    expect(ranking?.table.rows[0]?.[4]).toBe('10 streams (11 streams failed; no load run twice)');
     expect(ranking?.table.rows[0]?.[6]).toBe('5.00 streams (#2)');
   });
 

@@ -19,6 +19,10 @@ export interface CapacityRunSpec {
   attainment?: number;
   maxErrorShare?: number;
   precision?: number;
+  /** Fields of the search's answer beyond the probes (settled, reproducibility, …). */
+  capacity?: Partial<CapacityResult>;
+  /** A predicted run (virtual time). */
+  predicted?: boolean;
 }
 
 function row(index: number, load: number, axis: 'rate' | 'concurrency', reqPerS: number, pass: boolean): StageSummary {
@@ -76,6 +80,7 @@ export function capacityRun(spec: CapacityRunSpec): StoredRun {
     probes,
     fitted: probes.map((p) => ({ load: p.load, attainment: p.attainment, errorShare: 0, pass: p.pass, runs: 1 })),
     verdict: '',
+    ...spec.capacity,
   };
   return {
     id: spec.id,
@@ -97,6 +102,7 @@ export function capacityRun(spec: CapacityRunSpec): StoredRun {
         ...(spec.label ? { label: spec.label } : {}),
         promptTokens: 512,
         outputTokens: 128,
+        ...(spec.predicted ? { predicted: true } : {}),
       },
       target: { api: 'openai-completions', engine: spec.engine, model: 'Qwen2-72B-Instruct', simulated: false },
       profile: 'capacity',

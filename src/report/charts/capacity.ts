@@ -199,7 +199,7 @@ export function capacityChart(run: StoredRun, series: string, name: string): Cha
 export function capacityCompareChart(runs: readonly StoredRun[], names: readonly string[], name: string): ChartDef | undefined {
   // The legend names each run with its capacity: labels on the rules would overlap where capacities are close.
   const withCap = runs
-    .map((r, i) => ({ c: r.summary.capacity, series: r.summary.capacity ? `${names[i] ?? r.id}: ${capacityCell(r.summary.capacity)}` : '' }))
+    .map((r, i) => ({ c: r.summary.capacity, series: r.summary.capacity ? `${names[i] ?? r.id}: ${capacityCell(r.summary.capacity, { short: true })}` : '' }))
     .filter((r): r is { c: CapacityResult; series: string } => !!r.c && r.c.probes.length > 0);
   if (withCap.length === 0) return undefined;
   const caps = withCap.map((r) => r.c);

@@ -1,3 +1,4 @@
+import { GGUF_QUANTS } from '../catalog/gguf-quants.js';
 import type { Calibration } from './types.js';
 
 /** Physically motivated starting points and fallbacks for anything the seeds do not cover. */
@@ -40,6 +41,9 @@ export const PRIORS: Calibration = {
     // Relative to the FP8 tensor peak where the GPU has one (W8A8), else to the 16-bit peak (W8A16).
     'modern:fp8': { qc: 0.7, qm: 0.85 },
     'legacy:fp8': { qc: 0.5, qm: 0.7 },
+    // GGUF (llama.cpp): the bytes per weight already count the block scales, and llama.cpp's CPU decode reads each
+    // weight once per step, so no penalty is assumed beyond them; uncalibrated priors, refit from a measured run.
+    ...Object.fromEntries(Object.keys(GGUF_QUANTS).map((q) => [`modern:${q}`, { qc: 1, qm: 1 }])),
   },
   etaMoe: 0.5,
   fitted: [],

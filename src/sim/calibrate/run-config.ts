@@ -4,7 +4,8 @@
  * real server records the engine it detected, the served model, and the GPU only when `run --gpu` was given).
  */
 import { configError } from '../../core/errors.js';
-import { listHardware, findModel } from '../catalog/registry.js';
+import { CPU_SPEC_FORMAT } from '../catalog/cpu.js';
+import { listCpus, listHardware, findModel } from '../catalog/registry.js';
 import type { SimEngineOptions } from '../create.js';
 import { SIM_ENGINE_NAMES, findEngineProfile } from '../engine/profiles.js';
 import type { MeasuredRun } from './run-rows.js';
@@ -46,7 +47,10 @@ export function simEngineForRun(run: MeasuredRun, flags: ExplicitEngineFlags, se
   }
   const gpu = flags.gpu ?? rec.gpu ?? context.gpu;
   if (gpu === undefined) {
-    throw configError(`${name} does not say which GPU it ran on`, `pass --gpu (${listHardware().join(', ')}), and --gpus N for tensor parallelism`);
+    throw configError(
+      `${name} does not say which GPU it ran on`,
+      `pass --gpu (${listHardware().join(', ')}), and --gpus N for tensor parallelism; a CPU: --gpu ${listCpus().join(' | ')} or ${CPU_SPEC_FORMAT}`,
+    );
   }
   const quant = flags.quant ?? rec.quant ?? context.quant;
   // predict's engine description or a built-in-simulator run's context; a real server's run records none.

@@ -1,3 +1,4 @@
+import { GGUF_QUANTS, GGUF_QUANT_ALIASES, isGgufQuant } from './gguf-quants.js';
 import type { HardwareSpec, KvCacheDtype, LinkKind, QuantName, QuantSpec } from './types.js';
 
 /**
@@ -78,6 +79,7 @@ export const QUANTS: Record<QuantName, QuantSpec> = {
   'gptq-int8': { name: 'gptq-int8', bytesPerWeight: 1.03 },
   // Per-tensor or per-channel scales: negligible next to the weights.
   fp8: { name: 'fp8', bytesPerWeight: 1 },
+  ...GGUF_QUANTS,
 };
 
 const QUANT_ALIASES: Record<string, QuantName> = {
@@ -87,7 +89,18 @@ const QUANT_ALIASES: Record<string, QuantName> = {
   q4f161: 'gptq-int4', q4f16: 'gptq-int4',
   gptqint8: 'gptq-int8', int8: 'gptq-int8',
   fp8: 'fp8', float8: 'fp8', fp8e4m3: 'fp8', fp8dynamic: 'fp8', w8a8fp8: 'fp8',
+  // GGUF (llama.cpp): Q4_K_M, q4_k_m, Q8_0, F16 …
+  f16: 'fp16', ...GGUF_QUANT_ALIASES,
 };
+
+/**
+ * Bytes per parameter of the embedding and LM head: 16-bit in the GPU formats (AWQ, GPTQ and FP8 checkpoints keep
+ * them unquantized); a GGUF file quantizes them with the rest (llama-quantize: Q6_K output for the K mixes), so the
+ * file's average stands for them, and an F32 file keeps them in 32 bits.
+ */
+export function embeddingBytes(quant: QuantName): number {
+  return isGgufQuant(quant) ? QUANTS[quant].bytesPerWeight : 2;
+}
 
 export function parseQuant(name: string): QuantName | undefined {
   return QUANT_ALIASES[name.toLowerCase().replace(/[^a-z0-9]/g, '')];

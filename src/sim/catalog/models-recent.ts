@@ -121,6 +121,11 @@ export const RECENT_MODELS: ModelSpec[] = [
   { ...gemma('Gemma-3-4B', 34, 2560, 8, 4, 256, 10240, 262208, 131072), vision: GEMMA3_VISION },
   { ...gemma('Gemma-3-12B', 48, 3840, 16, 8, 256, 15360, 262208, 131072), vision: GEMMA3_VISION },
   { ...gemma('Gemma-3-27B', 62, 5376, 32, 16, 128, 21504, 262208, 131072), vision: GEMMA3_VISION },
+  // Small models people run on CPUs with llama.cpp (GGUF files of the same names: TinyLlama-1.1B-Chat-v1.0-Q4_K_M.gguf)
+  dense('TinyLlama-1.1B', ['TinyLlama-1.1B-Chat-v1.0', 'TinyLlama-1.1B-Chat', 'tinyllama-1.1b-chat-v1.0'],
+    22, 2048, 32, 4, 64, 5632, 32000, false, 2048, 'HF TinyLlama/TinyLlama-1.1B-Chat-v1.0'),
+  dense('Phi-3-mini-4k', ['Phi-3-mini-4k-instruct', 'Phi-3-mini'],
+    32, 3072, 32, 32, 96, 8192, 32064, false, 4096, 'HF microsoft/Phi-3-mini-4k-instruct (sliding_window 2047 not modelled)'),
   // InternLM (LMDeploy's benchmark tables)
   dense('internlm-20b', ['internlm-chat-20b'], 60, 5120, 40, 40, 128, 13824, 103168, false, 4096, 'HF internlm/internlm-chat-20b'),
 ];

@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
 import { configError } from '../../core/errors.js';
+import { modelFromGguf } from './gguf-model.js';
+import { BUILTIN_CPUS, CPU_SPEC_FORMAT, isCpuSpec, parseCpuSpec } from './cpu.js';
+import { GGUF_NAME_SUFFIX } from './gguf-quants.js';
 import { BUILTIN_HARDWARE, QUANT_NAMES, parseQuant } from './hardware.js';
 import { BUILTIN_MODELS } from './models.js';
 import type { HardwareSpec, KvCacheDtype, ModelSpec, QuantName } from './types.js';
@@ -16,7 +20,7 @@ function index<T extends { name: string; aliases?: string[] }>(map: Map<string, 
 }
 
 for (const m of BUILTIN_MODELS) index(models, m);
-for (const h of BUILTIN_HARDWARE) index(hardware, h);
+for (const h of [...BUILTIN_HARDWARE, ...BUILTIN_CPUS]) index(hardware, h);
 
 /** Add (or replace) a model; later registrations win. */
 export function registerModel(spec: ModelSpec): void {
@@ -35,8 +39,13 @@ export function listModels(): string[] {
   return [...new Set([...models.values()].map((m) => m.name))].sort();
 }
 
+/** The GPUs (a plan searches these by default); CPUs are listed by listCpus. */
 export function listHardware(): string[] {
-  return [...new Set([...hardware.values()].map((h) => h.name))].sort();
+  return [...new Set([...hardware.values()].filter((h) => !h.cpu).map((h) => h.name))].sort();
+}
+
+export function listCpus(): string[] {
+  return [...new Set([...hardware.values()].filter((h) => h.cpu).map((h) => h.name))].sort();
 }
 
 export interface ResolvedModel {
@@ -66,9 +75,16 @@ function lookupModel(bare: string): ModelSpec | undefined {
  * that selects the quantization.
  */
 export function findModel(name: string): ResolvedModel {
-  const bare = name.trim().replace(/^.*\//, '');
+  // A GGUF file on this machine describes itself (llama-server reports the path of the model it serves).
+  if (/\.gguf$/i.test(name.trim()) && existsSync(name.trim())) {
+    const g = modelFromGguf(name.trim());
+    return { name: g.spec.name, spec: g.spec, ...(g.quant ? { impliedQuant: g.quant } : {}) };
+  }
+  const bare = name.trim().replace(/^.*[\\/]/, '');
   const direct = lookupModel(bare);
   if (direct) return { name: bare, spec: direct };
+  const gguf = findGgufNamedModel(bare);
+  if (gguf) return gguf;
   const m = QUANT_SUFFIX.exec(bare);
   if (m?.[1]) {
     const base = lookupModel(bare.slice(0, m.index));
@@ -77,14 +93,28 @@ export function findModel(name: string): ResolvedModel {
   }
   throw configError(
     `unknown model "${name}"`,
-    `known models: ${listModels().join(', ')} (a -AWQ / -GPTQ-Int4 / -GPTQ-Int8 / -FP8 suffix selects the quantization; add others with a catalog file or a Hugging Face config.json: --catalog FILE)`,
+    `known models: ${listModels().join(', ')} (a -AWQ / -GPTQ-Int4 / -GPTQ-Int8 / -FP8 suffix, or a GGUF name's -Q4_K_M / -Q8_0 / -F16, selects the quantization; a path to a .gguf file describes itself; add others with a catalog file or a Hugging Face config.json: --catalog FILE)`,
   );
+}
+
+/**
+ * A GGUF file as people name it: `Llama-3.2-1B-Instruct-Q4_K_M.gguf`, `llama-2-7b.Q8_0.gguf`, `qwen2.5-0.5b-instruct-f16`:
+ * the type after the last `-`, `_` or `.` selects the quantization, the rest is the model.
+ */
+function findGgufNamedModel(bare: string): ResolvedModel | undefined {
+  const stem = bare.replace(/\.gguf$/i, '');
+  const m = GGUF_NAME_SUFFIX.exec(stem);
+  const base = lookupModel(m ? stem.slice(0, m.index) : stem);
+  if (!base) return undefined;
+  const q = m?.[1] ? parseQuant(m[1]) : undefined;
+  return { name: bare, spec: base, ...(q ? { impliedQuant: q } : {}) };
 }
 
 export function findHardware(name: string): HardwareSpec {
   const h = hardware.get(catalogKey(name.trim()));
   if (h) return h;
-  throw configError(`unknown GPU "${name}"`, `known GPUs: ${listHardware().join(', ')}`);
+  if (isCpuSpec(name)) return parseCpuSpec(name);
+  throw configError(`unknown GPU "${name}"`, `known GPUs: ${listHardware().join(', ')}; CPUs: ${listCpus().join(', ')}, or ${CPU_SPEC_FORMAT}`);
 }
 
 export function findQuant(name: string): QuantName {

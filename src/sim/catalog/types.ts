@@ -65,10 +65,18 @@ export interface HardwareSpec {
   link: LinkKind;
   /** Calibration key for efficiencies; defaults to `name`. */
   calibrationKey?: string;
+  /**
+   * A CPU rather than a GPU (sim/catalog/cpu.ts): `tflops` is its peak matmul rate, `bwGBs` its socket's DRAM
+   * bandwidth, `memGiB` the RAM the deployment has; one device only (no tensor parallelism).
+   */
+  cpu?: { cores: number };
   source?: string;
 }
 
-export type QuantName = 'fp16' | 'bf16' | 'awq' | 'gptq-int4' | 'gptq-int8' | 'fp8';
+/** GGUF weight types as llama.cpp names them (`llama-quantize`'s type names; F32 is the unquantized file). */
+export type GgufQuantName = 'Q4_0' | 'Q4_K_M' | 'Q5_K_M' | 'Q6_K' | 'Q8_0' | 'F32';
+
+export type QuantName = 'fp16' | 'bf16' | 'awq' | 'gptq-int4' | 'gptq-int8' | 'fp8' | GgufQuantName;
 
 /** Element type of the KV cache: `auto` = the activations' 16-bit type; fp8/int8 halve its bytes. */
 export type KvCacheDtype = 'auto' | 'fp8' | 'int8';

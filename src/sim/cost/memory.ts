@@ -1,5 +1,5 @@
 import { deriveModel, kvBytesPerTokenPerGpu } from '../catalog/models.js';
-import { QUANTS } from '../catalog/hardware.js';
+import { QUANTS, embeddingBytes } from '../catalog/hardware.js';
 import type { HardwareSpec, KvCacheDtype, ModelSpec, QuantName } from '../catalog/types.js';
 
 export const BLOCK_TOKENS = 16;
@@ -20,7 +20,7 @@ export function planMemory(
   const d = deriveModel(model);
   const bw = QUANTS[quant].bytesPerWeight;
   const embHead = d.embeddingParams + d.headParams;
-  const weights = ((d.totalParams - embHead) * bw) / tp + (embHead * 2) / tp;
+  const weights = ((d.totalParams - embHead) * bw) / tp + (embHead * embeddingBytes(quant)) / tp;
   const act = opts.maxNumBatchedTokens * (12 * model.hidden + (4 * d.ffnActive) / tp) * 2
     + (Math.min(opts.maxNumSeqs, 1024) * model.vocab * 4 * 2) / tp
     // fused-MoE workspaces: per routed token, the gate/up output, the activation and the down output

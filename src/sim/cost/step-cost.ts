@@ -1,7 +1,7 @@
 import { PRIORS } from '../calibrate/priors.js';
 import type { Calibration } from '../calibrate/types.js';
 import { deriveModel, kvBytesPerTokenPerLayer, moeLayerShare } from '../catalog/models.js';
-import { LINK_PRIORS, QUANTS } from '../catalog/hardware.js';
+import { LINK_PRIORS, QUANTS, embeddingBytes } from '../catalog/hardware.js';
 import type { HardwareSpec, KvCacheDtype, ModelSpec, QuantName } from '../catalog/types.js';
 import type { EngineProfile } from '../engine/profiles.js';
 
@@ -123,7 +123,7 @@ export class StepCostModel {
     this.arAlpha = tp > 1 ? 2 * alpha : 0;
     this.arPerToken = tp > 1 ? (2 * 2 * ((tp - 1) / tp) * model.hidden * 2) / beta : 0;
     this.headFlop = (2 * model.hidden * model.vocab) / tp / (etaC * PK);
-    this.headMem = (model.hidden * model.vocab * 2) / tp / BW;
+    this.headMem = (model.hidden * model.vocab * embeddingBytes(quant)) / tp / BW;
     this.eagerFloor = eng.eager && !pure ? eng.eager.kernelsPerLayer * eng.eager.launchUs * 1e-6 : 0;
     this.withHost = !pure;
     this.c0 = pure ? 0 : ec.c0Ms * 1e-3;

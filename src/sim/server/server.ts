@@ -49,6 +49,8 @@ export interface SimServerOptions {
   maxModelLen?: number;
   /** Override the engine's batch limit (e.g. to put 1,000 streams in one batch). */
   maxNumSeqs?: number;
+  /** llama.cpp's -c: the KV tokens split over the slots (SimEngineOptions.ctxSize). */
+  ctxSize?: number;
   truthLimits?: TruthLimits;
   /** Each request first generates this many reasoning tokens (in the engine's reasoning field), then its answer. */
   reasoningTokens?: LengthDist;
@@ -85,7 +87,7 @@ export interface SimServer {
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? NO_FAULTS);
   const seed = options.seed ?? 1;
-  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, ...(options.kvCacheDtype !== undefined ? { kvCacheDtype: options.kvCacheDtype } : {}), seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs, ...(options.prefixCaching === false ? { prefixCaching: false } : {}), ...(options.specDecode ? { specDecode: options.specDecode } : {}) };
+  const engineOpts = { engine: options.engine, model: options.model, gpu: options.gpu, gpus: options.gpus, quant: options.quant, ...(options.kvCacheDtype !== undefined ? { kvCacheDtype: options.kvCacheDtype } : {}), seed, modelTimeScale: options.modelTimeScale, noise: options.noise, maxModelLen: options.maxModelLen, maxNumSeqs: options.maxNumSeqs, ...(options.ctxSize !== undefined ? { ctxSize: options.ctxSize } : {}), ...(options.prefixCaching === false ? { prefixCaching: false } : {}), ...(options.specDecode ? { specDecode: options.specDecode } : {}) };
   const description = describeSimEngine(engineOpts);
   // After describeSimEngine, which reports an unknown engine together with any other bad option.
   const profile = findEngineProfile(options.engine);
