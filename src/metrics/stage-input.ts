@@ -13,14 +13,7 @@ export interface StageInput {
   accumulator?: StageAccumulator;
   startedAtMs: number;
   endedAtMs: number;
-  window?: {
-    openAtMs: number | null;
-    closeAtMs: number | null;
-    unsettled?: boolean;
-    capSearch?: CapSearch;
-    stoppedEarly?: string;
-    overSaturated?: string;
-  };
+  window?: WindowOutcome;
   interrupted: boolean;
   loadShare?: number;
   stalled?: { reason: string; completed: number };
@@ -43,4 +36,23 @@ export interface StageInputWindowRules {
   measureRequests?: number;
   minSamples: number;
   extendFactor: number;
+}
+
+/** What the drivers report about a row's window (StageResult.window); load/window re-exports it. */
+export interface WindowOutcome {
+  /** null for batch rows: the whole row is measured. */
+  openAtMs: number | null;
+  closeAtMs: number | null;
+  /** The window opened at the ramp limit, not because the server had settled. */
+  unsettled?: boolean;
+  /**
+   * The in-flight cap an adaptive throughput row settled on, the completion rate each step reached (queued: its
+   * requests waited at the server for over half their latency), and the requests in flight the window measured
+   * (time-weighted mean and max between its open and its close): the figures describe that load, whatever the cap.
+   */
+  capSearch?: CapSearch;
+  /** Why sending stopped before the row's limit (e.g. a streak of fast failures). */
+  stoppedEarly?: string;
+  /** Set (with stoppedEarly) when the row stopped because its queue kept growing; the drivers cancel what is in flight. */
+  overSaturated?: string;
 }

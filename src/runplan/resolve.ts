@@ -65,18 +65,7 @@ export function resolveRunPlan(opts: RunOptions, probes: PlanProbes): RunPlan {
       numPromptsGiven: opts.numPromptsGiven,
       outputTokensGiven: w.outputTokensGiven,
       ...defined({
-        promptDist: w.promptDist,
-        outputDist: w.outputDist,
-        scenario: w.scenario,
-        data: w.data,
-        dataColumn: w.dataColumn,
-        prefixTokens: w.prefixTokens,
-        prefixGroups: w.prefixGroups,
-        turns: w.turns,
-        thinkTime: w.thinkTime,
-        trace: w.trace,
-        timeScale: w.timeScale,
-        images: w.images ? { ...w.images } : undefined,
+        ...workloadSources(w),
         batchSize: opts.batchSize,
         description: probes.workloadDescription,
       }),
@@ -166,18 +155,7 @@ export function planRunOptions(plan: RunPlan, over: PlanOverrides = {}): RunOpti
       outputTokensGiven: w.outputTokensGiven,
       ...defined({
         tokenizer: plan.tokenizer.requested,
-        promptDist: w.promptDist,
-        outputDist: w.outputDist,
-        scenario: w.scenario,
-        data: w.data,
-        dataColumn: w.dataColumn,
-        prefixTokens: w.prefixTokens,
-        prefixGroups: w.prefixGroups,
-        turns: w.turns,
-        thinkTime: w.thinkTime,
-        trace: w.trace,
-        timeScale: w.timeScale,
-        images: w.images ? { ...w.images } : undefined,
+        ...workloadSources(w),
       }),
     },
     ...defined({
@@ -237,6 +215,24 @@ function plannedRows(opts: RunOptions): number {
 }
 
 /** The object without its undefined entries (exactOptionalPropertyTypes: absent, not undefined). */
+/** The workload's sources and length distributions: the same fields in the options and in the plan, copied. */
+function workloadSources(w: RunOptions['workload'] | RunPlan['workload']) {
+  return {
+    promptDist: w.promptDist,
+    outputDist: w.outputDist,
+    scenario: w.scenario,
+    data: w.data,
+    dataColumn: w.dataColumn,
+    prefixTokens: w.prefixTokens,
+    prefixGroups: w.prefixGroups,
+    turns: w.turns,
+    thinkTime: w.thinkTime,
+    trace: w.trace,
+    timeScale: w.timeScale,
+    images: w.images ? { ...w.images } : undefined,
+  };
+}
+
 function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

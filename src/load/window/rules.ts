@@ -89,28 +89,11 @@ export const FAST_FAILURE_MS = 250;
 /** No window stays open longer than this, whatever its requests take. */
 export const MAX_WINDOW_MS = 600_000;
 
-/** What the drivers report about a row's window (StageResult.window). */
-export interface WindowOutcome {
-  /** null for batch rows: the whole row is measured. */
-  openAtMs: number | null;
-  closeAtMs: number | null;
-  /** The window opened at the ramp limit, not because the server had settled. */
-  unsettled?: boolean;
-  /**
-   * The in-flight cap an adaptive throughput row settled on, the completion rate each step reached (queued: its
-   * requests waited at the server for over half their latency), and the requests in flight the window measured
-   * (time-weighted mean and max between its open and its close): the figures describe that load, whatever the cap.
-   */
-  capSearch?: CapSearch;
-  /** Why sending stopped before the row's limit (e.g. a streak of fast failures). */
-  stoppedEarly?: string;
-  /** Set (with stoppedEarly) when the row stopped because its queue kept growing; the drivers cancel what is in flight. */
-  overSaturated?: string;
-}
+/** What the drivers report about a row's window (StageResult.window): declared beside the summary's input. */
+export type { WindowOutcome } from '../../metrics/stage-input.js';
 
 /** The cap search's record is part of the results schema (results/stage.ts). */
 export type { CapSearch } from '../../results/stage.js';
-import type { CapSearch } from '../../results/stage.js';
 
 export type AdaptiveCapRule = NonNullable<WindowRules['adaptiveCap']>;
 export type SaturationRule = NonNullable<WindowRules['saturationStop']>;
