@@ -16,7 +16,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('inferbench import on a full disk', () => {
   it.each([
     ['at the first file (manifest.json)', '0', 'manifest.json'],
-    ['after manifest.json (summary.json)', '400', 'summary.json'],
+    ['after manifest.json (requests.jsonl, written next by the one run-folder writer)', '400', 'requests.jsonl'],
   ])('%s: one line, exit 1, nothing left', async (_what, budget, file) => {
     const results = join(root, `results-${budget}`);
     const r = await runCli(['import', GUIDELLM, '--results', results], { env: { INFERBENCH_TEST_DISK_FULL_AFTER: budget } });
