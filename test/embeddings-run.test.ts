@@ -109,9 +109,14 @@ describe('run --api openai-embeddings against the simulator (real loopback HTTP)
     const c = await runCli(['run', '--target', sim.url, '--api', 'openai-embeddings', '--concurrency', '1,4', '--max-requests', '12', '--out', outDir(), '--json', ...common]);
     expect(c.code, c.stderr).toBe(0);
     const rows = (JSON.parse(c.stdout) as RunSummaryDoc).stages;
-    expect(rows.map((s) => s.requests.ok)).toEqual([expect.any(Number), expect.any(Number)]);
-    // More texts in flight embed more of them per second (the engine batches their prefills).
-    expect((rows[1]?.inputThroughput ?? 0)).toBeGreaterThan(rows[0]?.inputThroughput ?? Infinity);
+    expect(rows.map((s) => s.label)).toEqual(['concurrent@1', 'concurrent@4']);
+    // Every request of both rows succeeded, each with an input throughput. (That 4 streams embed more texts per second
+    // than 1 is a timing figure — a loaded 2-core CI machine measured 131 vs 134 — so it is not asserted here.)
+    for (const row of rows) {
+      expect(row.requests.ok).toBeGreaterThan(0);
+      expect(row.requests.errors).toBe(0);
+      expect(row.inputThroughput).toBeGreaterThan(0);
+    }
   }, 180_000);
 
   it('capacity with an e2e SLO answers in streams', async () => {
