@@ -1,7 +1,7 @@
-import type { StageAccumulator } from '../metrics/accumulator.js';
+import type { StageInput } from '../metrics/stage-input.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Workload } from '../workload/types.js';
-import type { WindowOutcome, WindowRules } from './window.js';
+import type { WindowRules } from './window.js';
 
 /** `trace`: each item carries its own arrival offset (replay). */
 export type ArrivalKind = 'constant' | 'poisson' | 'gamma' | 'trace';
@@ -61,25 +61,11 @@ export type StageSpec = ClosedStage | OpenStage | BurstStage;
  * none (they went to onRecord, i.e. to disk) and folds them into an accumulator as they finish, so
  * memory stays flat however long the stage runs.
  */
-export interface StageResult {
+export interface StageResult extends StageInput {
   spec: StageSpec;
-  index: number;
-  /** Records kept in memory (empty when the runner streamed them out). */
   records: RequestRecord[];
-  /** When present, the summary comes from here instead of `records`. */
-  accumulator?: StageAccumulator;
   /** Requests this stage sent; defaults to records.length. */
   requestCount?: number;
-  startedAtMs: number;
-  endedAtMs: number;
-  /** The steady window the figures cover (absent: first send → last completion). */
-  window?: WindowOutcome;
-  /** True if the run was interrupted during this stage. */
-  interrupted: boolean;
-  /** `run --shard I/N`: the share of the row's load this process sent (its rate test scales by it). */
-  loadShare?: number;
-  /** The row stopped because nothing completed for its stall limit: why, and how many requests had completed in it. */
-  stalled?: { reason: string; completed: number };
 }
 
 /** Runs one stage against some target: real HTTP, or the simulator in virtual time. */

@@ -9,13 +9,19 @@ import type { StageAccumulator } from './accumulator.js';
 export interface StageInput {
   spec: StageInputSpec;
   index: number;
+  /** Records kept in memory (empty when the runner streamed them out). */
   records: readonly RequestRecord[];
+  /** When present, the summary comes from here instead of `records`. */
   accumulator?: StageAccumulator;
   startedAtMs: number;
   endedAtMs: number;
+  /** The steady window the figures cover (absent: first send → last completion). */
   window?: WindowOutcome;
+  /** True if the run was interrupted during this stage. */
   interrupted: boolean;
+  /** `run --shard I/N`: the share of the row's load this process sent (its rate test scales by it). */
   loadShare?: number;
+  /** The row stopped because nothing completed for its stall limit: why, and how many requests had completed in it. */
   stalled?: { reason: string; completed: number };
 }
 
