@@ -12,6 +12,8 @@ export interface ResumeState {
   /** Rows finished before the interruption. */
   stages: StageSummary[];
   nextRequestId: number;
+  /** Requests the kept rows sent: where a dataset or trace workload continues. */
+  requestsSent: number;
   /** The original options with what the user may change on resume (key, output style) taken from now. */
   options(now: RunOptions): RunOptions;
 }
@@ -60,6 +62,7 @@ export function loadResumeState(dirArg: string): ResumeState {
     createdAt: manifest.createdAt ?? new Date().toISOString(),
     stages,
     nextRequestId,
+    requestsSent: kept.length,
     options: (now) => ({
       ...original,
       // JSON has no Infinity: a `--rate inf` row was saved as null.

@@ -111,7 +111,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       runWriterObserver(w, done, (stages) => runSummaryDoc(base, stages, false)),
       liveObserver(live, planned),
     ];
-    const resume = resumed ? { resume: { stages: resumed.stages, nextRequestId: resumed.nextRequestId } } : {};
+    const resume = resumed ? { resume: { stages: resumed.stages, nextRequestId: resumed.nextRequestId, requestsSent: resumed.requestsSent } } : {};
     const result = await executeRunPlan(plan, runner, observers, { prompts: run.prompts, signal: abort.signal, ...resume });
     progress.stop();
     telemetry.stop();

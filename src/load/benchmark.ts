@@ -9,6 +9,8 @@ export interface BenchmarkHooks {
   completed?: StageSummary[];
   /** First request id to use (resume continues the numbering). */
   firstRequestId?: number;
+  /** Requests the finished rows sent (resume): where a finite workload continues. */
+  firstItem?: number;
   slo?: Slo;
   /** `--steady-state`: each row also gets its figures over the stretch of steady in-flight count (metrics/steady-state.ts). */
   steadyState?: boolean;
@@ -50,6 +52,8 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
   const stages: StageSummary[] = [...(hooks.completed ?? [])];
   const results: StageResult[] = [];
   let nextId = hooks.firstRequestId ?? 0;
+  /** Requests sent so far: where a finite workload (dataset, trace) continues. */
+  let nextItem = hooks.firstItem ?? nextId;
   for (;;) {
     if (hooks.signal?.aborted) break;
     const next = nextStage(cfg, stages);
@@ -62,7 +66,8 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     let idleWait: StageSummary['idleWait'];
     let last: StageResult | undefined;
     for (let r = 0; r < repeats; r++) {
-      const runSpec = repeats > 1 ? { ...spec, repeat: r } : spec;
+      const firstItem = spec.workload.size !== undefined ? { firstItem: nextItem } : {};
+      const runSpec = repeats > 1 || firstItem.firstItem !== undefined ? { ...spec, ...firstItem, ...(repeats > 1 ? { repeat: r } : {}) } : spec;
       const waited = index > 0 || r > 0 ? await hooks.beforeStage?.(runSpec, index, stages) : undefined;
       idleWait ??= waited;
       if (hooks.signal?.aborted) break;
@@ -70,8 +75,11 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
       await hooks.alignStage?.(index);
       if (hooks.signal?.aborted) break;
       if (r === 0) hooks.onStageStart?.(spec, index);
-      const result = await runner.runStage(runSpec, index, nextId);
-      nextId += result.requestCount ?? result.records.length;
+      const firstId = rowFirstRequestId(index, r, repeats, nextId);
+      const result = await runner.runStage(runSpec, index, firstId);
+      const sent = result.requestCount ?? result.records.length;
+      nextId = firstId + sent;
+      nextItem += sent;
       const one = summarizeStage(result, hooks.slo, { steadyState: hooks.steadyState === true });
       if (repeats > 1) one.repeat = r;
       if (waited) one.idleWait = waited;
@@ -97,6 +105,18 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     }
   }
   return { stages, results, interrupted: hooks.signal?.aborted === true };
+}
+
+/**
+ * Request ids a row's runs leave between their bases: row i's run r starts at (i × repeats + r) × this, so its ids
+ * — and, for synthetic prompts, its prompts — are fixed by the plan, not by how many requests earlier rows happened
+ * to send: a saved plan re-run (`run --plan`) sends the same ids and prompts on every row.
+ */
+export const ROW_ID_STRIDE = 1_000_000;
+
+/** The first request id of row `index`'s run `repeat`: its fixed base, or after the previous run if that overflowed. */
+export function rowFirstRequestId(index: number, repeat: number, repeats: number, nextId: number): number {
+  return Math.max(nextId, (index * Math.max(1, repeats) + repeat) * ROW_ID_STRIDE);
 }
 
 /** A row's stall limit: the configured one, or 10× the synchronous latency (median) once known, whichever is longer. */

@@ -96,14 +96,17 @@ export function driveStage(
     : (maxRequests ?? (replay ? spec.workload.size : undefined) ?? (spec.kind === 'burst' && maxSeconds === undefined ? DEFAULT_BURST_REQUESTS : Infinity));
   // This shard's part of the count: arrivals k < limit with k mod N = I (closed loops: its share of the requests).
   const ownLimit = countShare(limitCount);
-  // Request ids are run-wide, so they also pick fresh workload items for every row (prompts never repeat across rows).
-  const itemBase = replay ? 0 : firstRequestId;
+  // Request ids are run-wide, so they also pick fresh workload items for every row (prompts never repeat across rows);
+  // a finite workload (dataset) continues where the earlier rows left it (spec.firstItem), walking it in order.
+  const itemBase = replay ? 0 : (spec.firstItem ?? firstRequestId);
   let dispatched = 0;
   /** Arrivals of the global schedule walked so far (shards skip the ones that are not theirs). */
   let arrivalsSeen = 0;
   let nextLocal = firstRequestId;
   // Shards number their requests local × N + I: unique over every shard with no exchange between them.
   const allocateId = (): number => (sharded ? nextLocal++ * shard.count + shard.index : nextLocal++);
+  /** Which of this shard's requests in the row an id is (0-based). */
+  const ownSeq = (id: number): number => (id - shard.index) / shard.count - firstRequestId;
   const take = (record: RequestRecord): void => {
     if (sharded) record.shard = shard.index;
     if (spec.repeat !== undefined) record.repeat = spec.repeat;
@@ -164,7 +167,8 @@ export function driveStage(
   const launch = (scheduledAtMs: number, clientQueueMs: number, arrival: number | undefined, next?: () => void): void => {
     const id = allocateId();
     // Shards: the trace entry or the id picks the item, so no two shards send the same prompt.
-    const itemIndex = replay ? (arrival ?? dispatched) : sharded ? id : itemBase + dispatched;
+    // Shards deal items as they deal ids: this shard's n-th request of the row takes item (base + n) × N + I.
+    const itemIndex = replay ? (arrival ?? dispatched) : sharded ? (itemBase + ownSeq(id)) * shard.count + shard.index : itemBase + dispatched;
     dispatched++;
     inFlight++;
     stall?.onSend();

@@ -28,6 +28,11 @@ interface StageBase {
   stallMs?: number;
   /** `--repeat N`: which run of the row this is (0-based); its arrivals draw from seed + repeat. */
   repeat?: number;
+  /**
+   * Finite workloads (a dataset, a trace): where in the workload this row starts, counted over the requests the
+   * earlier rows sent, so rows walk the dataset in order. Unset: the row's first request id picks its items.
+   */
+  firstItem?: number;
   /** Grid rows: the cell and which columns this stage supplies (throughput burst or low-load latency pass). */
   grid?: { input: number; output: number; role: 'throughput' | 'latency' };
 }
@@ -71,8 +76,9 @@ export interface StageResult extends StageInput {
 /** Runs one stage against some target: real HTTP, or the simulator in virtual time. */
 export interface StageRunner {
   /**
-   * `firstRequestId` numbers the stage's requests and is also where in the workload the stage starts (request
-   * ids are run-wide), so no row of a run — nor a resumed part — resends a prompt an earlier row sent.
+   * `firstRequestId` numbers the stage's requests (rowFirstRequestId: a base fixed by the row's place in the run)
+   * and is also where in an unbounded (synthetic) workload the stage starts, so no row of a run — nor a resumed
+   * part — resends a prompt an earlier row sent; finite workloads start at `spec.firstItem`.
    * Trace replays are the exception: their items are the trace, in order.
    */
   runStage(spec: StageSpec, index: number, firstRequestId: number): Promise<StageResult>;

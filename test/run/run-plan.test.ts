@@ -90,9 +90,9 @@ afterAll(async () => {
 });
 
 /**
- * One row of an open loop: the arrival schedule, the prompts and the ids are all set by the plan. (One row: ids are
- * run-wide, and how many requests a row's cool-down sends depends on the server's timing, so a second row's first
- * id would too.)
+ * An open loop: the arrival schedule, the prompts and the ids are all set by the plan. Each row's ids start at a base
+ * fixed by its place in the run (load/benchmark.ts rowFirstRequestId), so a second row's ids and prompts do not depend
+ * on how many requests the first row's cool-down happened to send.
  */
 const FLAGS = ['--api', 'openai-completions', '--model', 'm', '--no-stream', '--tokenizer', 'approx', '--profile', 'constant', '--rate', '40'];
 const LOAD = ['--max-requests', '6', '--prompt-dist', 'uniform:20,80', '--output-tokens', '4', '--seed', '7', '--idle-wait', '0'];
@@ -116,47 +116,53 @@ describe('run plan: --dry-run and --plan against a real HTTP server', () => {
     expect(() => readFileSync(join(tmp, 'never', 'manifest.json'))).toThrow();
   });
 
-  it('--plan re-runs the plan a run saved in manifest.json: same ids, prompts and arrival schedule', async () => {
+  it('--plan re-runs the plan a run saved in manifest.json: same ids, prompts and arrival schedule on every row', async () => {
     const first = join(tmp, 'first');
-    const a = await runCli(['run', '--target', server.url, ...FLAGS, ...LOAD, '--no-progress', '--format', 'json', '--out', first]);
+    // Two rows: the second row's ids and prompts must not depend on how many requests the first one sent.
+    const twoRows = FLAGS.map((f) => (f === '40' ? '40,60' : f));
+    const a = await runCli(['run', '--target', server.url, ...twoRows, ...LOAD, '--no-progress', '--format', 'json', '--out', first]);
     expect(a.code, a.stderr).toBe(0);
     const manifest = JSON.parse(readFileSync(join(first, 'manifest.json'), 'utf8')) as { plan: unknown; options: unknown; argv: unknown };
     // Every earlier manifest field is still there, and the plan beside them.
     expect(manifest.options).toBeDefined();
     expect(manifest.argv).toBeDefined();
     const saved = parseRunPlan(JSON.stringify(manifest.plan), 'manifest plan');
+    expect(saved.load.plannedRows).toBe(2);
     const planFile = join(tmp, 'plan.json');
     writeFileSync(planFile, JSON.stringify(saved));
     const second = join(tmp, 'second');
     const b = await runCli(['run', '--plan', planFile, '--no-progress', '--format', 'json', '--out', second]);
     expect(b.code, b.stderr).toBe(0);
 
-    const ra = requestsOf(first);
-    const rb = requestsOf(second);
-    // The cool-down after each window sends as long as the measured requests take: compare the ids both runs sent.
-    const common = Math.min(ra.length, rb.length);
-    expect(common).toBeGreaterThanOrEqual(6);
-    let answered = 0;
-    for (let i = 0; i < common; i++) {
-      const x = ra[i] as Sent;
-      const y = rb[i] as Sent;
-      expect(y.id).toBe(x.id);
-      expect(y.stage).toBe(x.stage);
-      expect(y.requestedPromptTokens).toBe(x.requestedPromptTokens);
-      expect(y.requestedOutputTokens).toBe(x.requestedOutputTokens);
-      // Requests the cool-down cancelled before their reply carry no server id: their prompts cannot be looked up.
-      if (x.serverRequestId === undefined || y.serverRequestId === undefined) continue;
-      answered++;
-      expect(server.prompts.get(y.serverRequestId)).toBeDefined();
-      expect(server.prompts.get(y.serverRequestId)).toBe(server.prompts.get(x.serverRequestId));
+    for (const stage of [0, 1]) {
+      const ra = requestsOf(first).filter((r) => r.stage === stage);
+      const rb = requestsOf(second).filter((r) => r.stage === stage);
+      // The cool-down after each window sends as long as the measured requests take: compare the ids both runs sent.
+      const common = Math.min(ra.length, rb.length);
+      expect(common, `row ${stage}`).toBeGreaterThanOrEqual(6);
+      let answered = 0;
+      for (let i = 0; i < common; i++) {
+        const x = ra[i] as Sent;
+        const y = rb[i] as Sent;
+        expect(y.id).toBe(x.id);
+        expect(y.requestedPromptTokens).toBe(x.requestedPromptTokens);
+        expect(y.requestedOutputTokens).toBe(x.requestedOutputTokens);
+        // Requests the cool-down cancelled before their reply carry no server id: their prompts cannot be looked up.
+        if (x.serverRequestId === undefined || y.serverRequestId === undefined) continue;
+        answered++;
+        expect(server.prompts.get(y.serverRequestId)).toBeDefined();
+        expect(server.prompts.get(y.serverRequestId)).toBe(server.prompts.get(x.serverRequestId));
+      }
+      expect(answered, `row ${stage}`).toBeGreaterThanOrEqual(6);
+      // Lengths drawn from the distribution, not all one length: the prompts really come from the plan's seed.
+      expect(new Set(ra.slice(0, common).map((r) => r.requestedPromptTokens)).size).toBeGreaterThan(1);
+      // The arrival schedule: every request at the same offset from the row's first arrival.
+      const offsets = (rs: Sent[]): number[] => rs.slice(0, common).map((r) => r.scheduledAtMs - (rs[0] as Sent).scheduledAtMs);
+      const ob = offsets(rb);
+      offsets(ra).forEach((v, i) => expect(ob[i]).toBeCloseTo(v, 6));
     }
-    expect(answered).toBeGreaterThanOrEqual(6);
-    // Lengths drawn from the distribution, not all one length: the prompts really come from the plan's seed.
-    expect(new Set(ra.slice(0, common).map((r) => r.requestedPromptTokens)).size).toBeGreaterThan(1);
-    // The arrival schedule: every request at the same offset from the row's first arrival.
-    const offsets = (rs: Sent[]): number[] => rs.slice(0, common).map((r) => r.scheduledAtMs - (rs[0] as Sent).scheduledAtMs);
-    const ob = offsets(rb);
-    offsets(ra).forEach((v, i) => expect(ob[i]).toBeCloseTo(v, 6));
+    // The rows' prompts differ (fresh items per row), and the second row starts at its own fixed base.
+    expect(requestsOf(first).find((r) => r.stage === 1)?.id).toBe(1_000_000);
     // The second run's manifest carries the same plan (its outputs aside).
     const again = JSON.parse(readFileSync(join(second, 'manifest.json'), 'utf8')) as { plan: RunPlan };
     expect({ ...again.plan, outputs: undefined }).toEqual({ ...saved, outputs: undefined });

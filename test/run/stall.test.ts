@@ -85,7 +85,8 @@ describe('a server that accepts requests and never answers', () => {
   }, 60_000);
 
   it('a server that goes silent after a finished row: that row is kept, the run stops at the silent one', async () => {
-    // Answers one request at a time (after 30 ms); a second request open at once silences it for good.
+    // Answers one request at a time (after 300 ms: long enough that concurrent@2's two streams are both open even
+    // when a loaded machine opens the second connection late); a second request open at once silences it for good.
     let silenced = false;
     let busy = 0;
     const flaky = await listen((_req, res) => {
@@ -94,7 +95,7 @@ describe('a server that accepts requests and never answers', () => {
       if (busy > 1) silenced = true;
       setTimeout(() => {
         if (!silenced) reply(res);
-      }, 30);
+      }, 300);
     });
     servers.push(flaky.server);
     const out = join(tmp, 'flaky');

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configError } from '../../core/errors.js';
+import { rowFirstRequestId } from '../../load/benchmark.js';
 import { DEFAULT_THROUGHPUT_CONCURRENCY, windowRulesFor } from '../../load/profiles.js';
 import type { ArrivalKind, StageLimits, StageSpec } from '../../load/types.js';
 import { onCurve, type StageSummary } from '../../metrics/summary.js';
@@ -79,8 +80,9 @@ export function loadMeasuredRun(runDir: string): MeasuredRun {
   const rows: MeasuredRow[] = [];
   let nextId = 0;
   for (const s of run.summary.stages) {
-    const firstRequestId = nextId;
-    nextId += s.requests.total;
+    // The ids (and synthetic prompts) the run gave this row: its fixed base (load/benchmark.ts).
+    const firstRequestId = rowFirstRequestId(s.index, 0, 1, nextId);
+    nextId = firstRequestId + s.requests.total;
     if (!onCurve(s)) continue;
     const spec = rowSpec(s, o, fixedLengths ? workloadFor(o, s) : meanLengthWorkload(s, o.seed ?? 42));
     // `run` and `predict` share one load driver: row i's arrivals are seeded with seed + i (load/stage-driver.ts).
