@@ -57,7 +57,13 @@ export function sleepOn(clock: Clock, atMs: number, signal?: AbortSignal): Promi
 /** Coarse setTimeout then a short precise wait: setTimeout alone is ±1–4 ms late under load. */
 export function sleepUntil(deadlineMs: number, signal?: AbortSignal, spinMs = 1.5): Promise<void> {
   return new Promise((resolve) => {
-    const onAbort = (): void => resolve();
+    let coarseTimer: NodeJS.Timeout | undefined;
+    // An abort also clears the coarse timer: left armed, it would keep the process alive until the deadline (a
+    // Ctrl-C during a 0.01 req/s row waited 100 s to exit).
+    const onAbort = (): void => {
+      clearTimeout(coarseTimer);
+      resolve();
+    };
     if (signal?.aborted) return resolve();
     signal?.addEventListener('abort', onAbort, { once: true });
     const finish = (): void => {
@@ -70,7 +76,7 @@ export function sleepUntil(deadlineMs: number, signal?: AbortSignal, spinMs = 1.
       setImmediate(spin);
     };
     const coarse = deadlineMs - performance.now() - spinMs;
-    if (coarse > 0) setTimeout(spin, coarse);
+    if (coarse > 0) coarseTimer = setTimeout(spin, coarse);
     else spin();
   });
 }
