@@ -13,6 +13,8 @@ export class Ramp {
   /** The ramp ends at the first completion of a request sent at or after this time (null: not known yet). */
   private hopFrom: number | null;
   private done = false;
+  /** A request was sent at or after hopFrom: the hop has something to complete. */
+  private sentInHop = false;
 
   constructor(
     private readonly rules: Pick<WindowRules, 'rampHops' | 'rampLimitMs' | 'warmupMs'>,
@@ -20,6 +22,11 @@ export class Ramp {
     capSettled: boolean,
   ) {
     this.hopFrom = rules.rampHops === 1 && capSettled ? startMs : null;
+  }
+
+  /** A request is sent at `now`. */
+  onSend(now: number): void {
+    if (this.hopFrom !== null && now >= this.hopFrom) this.sentInHop = true;
   }
 
   /** A request sent at `sentAtMs` finished at `endAtMs`; `capSettled`: the in-flight cap is final. */
@@ -37,6 +44,7 @@ export class Ramp {
   /** The cap search went back to a lower cap at `now`: wait one more hop at it. */
   hopAgain(now: number): void {
     this.hopFrom = now;
+    this.sentInHop = false;
   }
 
   /**
@@ -54,7 +62,11 @@ export class Ramp {
   endsAt(now: number, limitMs: () => number): RampEnd {
     const warm = this.startMs + this.rules.warmupMs;
     if (now >= warm && this.done) return 'settled';
-    if (now >= this.startMs + Math.max(limitMs(), this.rules.warmupMs)) return 'unsettled';
+    if (now >= this.startMs + Math.max(limitMs(), this.rules.warmupMs)) {
+      // Nothing sent since the hop began (an arrival every 100 s at 0.01 req/s): nothing queued either, so the
+      // load is in place — not a sign of latency growing.
+      return this.hopFrom !== null && !this.sentInHop ? 'settled' : 'unsettled';
+    }
     return undefined;
   }
 }

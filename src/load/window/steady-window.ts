@@ -55,6 +55,7 @@ export class SteadyWindow {
   /** Whether a request sent at `now` is measured (false: ramp-up). Call just before sending. */
   onSend(now: number): boolean {
     this.tick(now);
+    this.ramp?.onSend(now);
     const measured = this.phase === 'window' || (this.phase === 'ramp' && this.rules?.measureRamp === true);
     this.counts.onSend(now, measured);
     if (measured) this.length?.onMeasuredSend();

@@ -31,6 +31,18 @@ describe('Ramp', () => {
     expect(slow.endsAt(30_000, limit(30_000))).toBe('unsettled');
   });
 
+  it('an open loop slower than its ramp limit (0.01 req/s): nothing sent since the first completion is settled, not a queue', () => {
+    const sparse = new Ramp(rules(2), 0, true);
+    sparse.onSend(0);
+    sparse.onComplete(0, 120, true); // the second arrival is due at 100 s
+    expect(sparse.endsAt(30_000, limit(30_000))).toBe('settled');
+    const queued = new Ramp(rules(2), 0, true);
+    queued.onSend(0);
+    queued.onComplete(0, 120, true);
+    queued.onSend(500); // sent after the first completion and still open at the limit: latency kept growing
+    expect(queued.endsAt(30_000, limit(30_000))).toBe('unsettled');
+  });
+
   it('a throughput row: the hop starts when its cap settles, or again after a back-off', () => {
     const r = new Ramp(rules(2), 0, false);
     r.onComplete(0, 100, false); // cap not settled: no hop yet
