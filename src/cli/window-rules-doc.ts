@@ -67,7 +67,10 @@ function phases(f: WindowDocFigures): string {
      the window opens when the first request completes, and their first requests are measured too;
    - open loops (\`asynchronous@R\`) fill up over a latency that grows with the load: the window opens when a
      request *sent after the first completion* completes (two hops). Requests sent before are ramp-up:
-     saved in \`requests.jsonl\` with \`"warmup": true\`, counted in \`requests.warmup\`, left out of the figures;
+     saved in \`requests.jsonl\` with \`"warmup": true\`, counted in \`requests.warmup\`, left out of the figures.
+     At the ramp's time limit (30 s, 3× \`--max-seconds\` or 3× the first latency, whichever is longest) a request
+     sent after the first completion and still open marks the row as not keeping up; a row so sparse that
+     nothing was sent since (0.01 req/s) opens its window then;
    - throughput rows first search their in-flight cap (below), then measure at it.
 2. **Window.** It lasts \`--max-seconds\` (default ${f.stageSeconds}), kept open — up to ${f.extendFactor}× that — until at least ${f.minSamples} requests
    were sent in it and it is at least as long as the mean latency of the requests sent in it (so its
