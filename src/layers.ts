@@ -22,6 +22,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['runplan'],
   ['plan'],
+  // verify/: plan --verify — launch the plan's top candidates (launch/), measure them, set measured beside predicted.
+  ['verify'],
   ['k8s'],
   ['ui'],
   ['cli'],
