@@ -2,7 +2,7 @@
  * `plan --verify N` wiring: the server source, the verify folder, Ctrl-C, and the run path that measures each
  * candidate (`inferbench run` parsed and resolved by run's own flags, run by runCommand). src/verify does the rest.
  */
-import { realpathSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
@@ -21,10 +21,10 @@ import type { PlanOptions, PlanVerifyOptions } from './plan-options.js';
 import { runCommand } from './run-command.js';
 import { profileFlags, runFlags, withFlags } from './run-flags.js';
 
-/** The CLI itself, to start `inferbench sim` as a candidate: this node and this bin. */
+/** The CLI itself, to start `inferbench sim` as a candidate: this node (and its flags, e.g. tsx's loader) and this entry. */
 function selfArgv(): string[] {
-  const bin = process.argv[1] ? realpathSync(process.argv[1]) : fileURLToPath(new URL('../../bin/inferbench.js', import.meta.url));
-  return [process.execPath, bin];
+  const entry = process.argv[1] ? resolve(process.argv[1]) : fileURLToPath(new URL('../../bin/inferbench.js', import.meta.url));
+  return [process.execPath, ...process.execArgv, entry];
 }
 
 /** `--server-cmd`: sim, launch, or a template (its placeholders checked before the plan runs). */

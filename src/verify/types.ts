@@ -71,6 +71,8 @@ export interface VerificationEntry {
   runCommand: string;
   startupSeconds?: number;
   firstRequestMs?: number;
+  /** The server's process group (its leader's pid); stopped before the next candidate starts. */
+  pid?: number;
   /** The candidate's folder (server.log) and its run folder (summary.json, requests.jsonl, tables). */
   dir: string;
   runDir: string | null;

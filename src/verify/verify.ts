@@ -76,6 +76,7 @@ async function verifyOne(plan: PlanResult, c: PlanCandidate, index: number, sett
     );
     entry.startupSeconds = server.startupSeconds;
     entry.firstRequestMs = server.firstRequestMs;
+    if (server.pid !== undefined) entry.pid = server.pid;
     deps.say(`  ready in ${server.startupSeconds.toFixed(1)} s (first request ${server.firstRequestMs.toFixed(0)} ms); measuring capacity into ${runDir}`);
     const measured = await deps.measure(['--target', server.url, ...runArgs], deps.signal);
     entry.runDir = runDir;
