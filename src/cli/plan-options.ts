@@ -114,7 +114,8 @@ const shellWord = (s: string): string => (/^[\w.,:/-]+$/.test(s) ? s : `'${s.rep
 
 /** The verification command's calibration: the file the constants are in, when there is one. */
 function calibrationFlag(flags: PlanFlags): { calibrationFlag?: string } {
-  const file = flags.calibration ?? flags.saveCalibration;
+  // --save-calibration names the constants only with --calibrate-from (with --verify alone it is written after the plan).
+  const file = flags.calibration ?? (flags.calibrateFrom ? flags.saveCalibration : undefined);
   if (file) return { calibrationFlag: `--calibration ${shellWord(file)}` };
   if (flags.calibrateFrom) return { calibrationFlag: '--calibration FILE  # the constants fitted on the run: plan --save-calibration FILE writes them' };
   return {};

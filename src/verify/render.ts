@@ -1,5 +1,5 @@
 /** `plan --verify`'s answer as text: predicted beside measured capacity per candidate, re-ranked by what was measured. */
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { renderMarkdown } from '../report/table.js';
 import type { VerificationEntry, VerifyResult } from './types.js';
 
@@ -9,7 +9,12 @@ const label = (e: VerificationEntry): string => `${e.candidate.gpus}× ${e.candi
 
 export function renderVerification(v: VerifyResult, opts: { cwd?: string; serverKind: string }): string {
   const cwd = opts.cwd ?? process.cwd();
-  const where = (p: string | null): string => (p === null ? '—' : relative(cwd, p) || '.');
+  // Relative to here when inside it, absolute otherwise (a temp folder as ../../../tmp/… helps nobody).
+  const where = (p: string | null): string => {
+    if (p === null) return '—';
+    const r = relative(cwd, p);
+    return r === '' ? '.' : r.startsWith('..') || isAbsolute(r) ? p : r;
+  };
   const out: string[] = [];
   const measured = v.entries.filter((e) => e.measuredCapacity !== null);
   out.push(

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { groupAlive } from '../../src/launch/process-group.js';
 import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-verify-'));
@@ -37,19 +38,17 @@ interface Entry {
   command: string;
 }
 interface PlanDoc {
-  candidates: Array<{ engine: string; capacityPerReplica: number | null; capacityFactor?: number; feasible: boolean }>;
+  candidates: Array<{ engine: string; capacityPerReplica: number | null; capacityFactor?: number; feasible: boolean; atLoad?: { ratePerReplica: number; meetsSlo: boolean } }>;
   verifications?: Entry[];
   notes: string[];
 }
 
-/** A process group is gone when signalling it fails (ESRCH). */
+/**
+ * A server's process group is gone when no live process is left in it (launch/'s check: a worker re-parented to a PID 1
+ * that does not reap stays a zombie, which kill(-pgid, 0) would still find).
+ */
 function groupGone(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
+  return !groupAlive(pid);
 }
 
 describe('plan --verify (issue 31 item 5)', () => {
@@ -146,7 +145,7 @@ describe('plan --verify (issue 31 item 5)', () => {
     }));
     const r = await runCli([...plan, '--calibration', file, '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const after = JSON.parse(r.stdout) as PlanDoc & { candidates: Array<{ engine: string; atLoad?: { ratePerReplica: number; meetsSlo: boolean } }> };
+    const after = JSON.parse(r.stdout) as PlanDoc;
     const v = after.candidates.find((c) => c.engine === 'vllm');
     expect(v?.capacityPerReplica).toBeCloseTo(vllm / 2, 9);
     expect(v?.capacityFactor).toBe(0.5);
