@@ -116,9 +116,12 @@ describe('plan --verify (issue 31 item 5)', () => {
       expect((c?.capacityPerReplica as number) / (e.measuredCapacity as number)).toBeCloseTo(1, 4);
     }
     expect(doc.notes.join('\n')).toMatch(/measured capacity factors .* scale 2 candidates/);
-    // predict reads the same file (its constants).
+    // predict reads the same file (its constants) and names the measured factor its rows do not apply.
     const p = await runCli(['predict', '--engine', 'vllm', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', '--rate', '2', '--max-seconds', '2', '--calibration', calibration, '--json']);
     expect(p.code, p.stderr).toBe(0);
+    const vllm = measured.find((e) => e.candidate.engine === 'vllm') as Entry;
+    expect((JSON.parse(p.stdout) as { notes: string[] }).notes.join('\n')).toMatch(
+      new RegExp(`holds a measured capacity factor for this deployment: ×[\\d.]+ \\(${vllm.measuredCapacity} req/s measured`));
   }, 60_000);
 
   it('a candidate whose server fails to start is reported with its reason and log, and the command exits 1', async () => {
