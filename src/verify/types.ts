@@ -25,8 +25,6 @@ export interface VerifySettings {
   runArgs: string[];
   /** The capacity search's stated precision, percent (`--capacity-precision`: the bisection's step). */
   precisionPct: number;
-  /** `--save-calibration FILE`: keep measured/simulated capacity per deployment. */
-  saveCalibration?: string;
 }
 
 /** One measured capacity search, as the run path returns it. */

@@ -28,14 +28,14 @@ export async function verifyPlan(plan: PlanResult, settings: VerifySettings, dep
   mkdirSync(settings.dir, { recursive: true });
   const entries: VerificationEntry[] = [];
   const notes: string[] = [];
-  if (top.length < settings.count) notes.push(`--verify ${settings.count}: the plan has ${top.length} feasible candidate${top.length === 1 ? '' : 's'}, all measured`);
+  if (top.length < settings.count) notes.push(`--verify ${settings.count}: the plan has ${top.length} feasible candidate${top.length === 1 ? '' : 's'}, each launched`);
   for (const [i, c] of top.entries()) {
     if (deps.signal.aborted) break;
     deps.say(`verify ${i + 1}/${top.length}: ${describe(c)} — predicted ${c.capacityPerReplica?.toFixed(2)} req/s per replica`);
     entries.push(await verifyOne(plan, c, i + 1, settings, deps, precisionPct));
   }
   const interrupted = deps.signal.aborted;
-  if (interrupted) notes.push(`interrupted: ${top.length - entries.filter((e) => e.status !== 'interrupted').length} of ${top.length} candidates not measured`);
+  if (interrupted) notes.push(`interrupted (Ctrl-C): ${top.length - entries.filter((e) => e.status !== 'interrupted').length} of ${top.length} candidates not measured to the end`);
   return { entries: measuredRanking(entries, plan), dir: settings.dir, precisionPct, interrupted, notes };
 }
 
