@@ -12,6 +12,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['transport', 'workload'],
   ['metrics'],
   ['load'],
+  // launch/: start, wait ready, stop inference servers as processes (matrix cells, plan --verify).
+  ['launch'],
   ['store'],
   ['distributed'],
   ['sim'],
@@ -22,6 +24,10 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['runplan'],
   ['plan'],
+  // matrix/: many server configurations, each launched (launch/), measured (runplan/) and compared (report/).
+  // verify/: plan --verify — launch the plan's top candidates (launch/), measure them, set measured beside predicted.
+  // Peers: neither imports the other.
+  ['matrix', 'verify'],
   ['k8s'],
   ['ui'],
   ['cli'],

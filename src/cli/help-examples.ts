@@ -29,6 +29,7 @@ export const EXAMPLES: Record<string, readonly Example[]> = {
   plan: [
     { command: 'inferbench plan --model Qwen2-72B-Instruct --slo ttft:2000,itl:100 --rate 5', what: 'the cheapest deployment serving 5 req/s within the SLO' },
     { command: 'inferbench plan --model Llama-3.1-8B-Instruct --slo ttft:500,itl:50 --output-tokens-per-s 20000 --gpu H100,A100-80GB', what: 'a load in output tokens per second, two GPUs only' },
+    { command: 'inferbench plan --model Qwen2-7B-Instruct --slo ttft:1000,itl:60 --rate 4 --gpu A100-80GB --verify 2 --server-cmd sim --save-calibration measured.json', what: 'launch the top two answers (here as inferbench sim), measure their capacity, keep measured/predicted' },
   ],
   ls: [
     { command: 'inferbench ls', what: 'the runs under ./inferbench-results' },

@@ -1,4 +1,6 @@
 /** `inferbench plan`: the cheapest deployment that meets an SLO at a required load (src/plan does the work). */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { writePlanOutputs, planJson } from '../plan/outputs.js';
 import { runPlan } from '../plan/plan.js';
 import { renderPlan } from '../plan/render.js';
@@ -17,6 +19,9 @@ export async function planCommand(
 ): Promise<{ plan: PlanResult; exitCode: number }> {
   let opts = resolvePlanOptions(flags);
   if (opts.out) checkOutputDir(opts.out, '--out');
+  // --verify's server command is checked before the search runs: a bad template is a usage mistake (exit 2).
+  const verifyWith = opts.verify ? await import('./plan-verify.js') : undefined;
+  const source = verifyWith && opts.verify ? verifyWith.serverSource(opts.verify, opts) : undefined;
   const human = opts.json ? io.stderr : io.stdout;
   let calibrationNote: string | undefined;
   if (opts.calibrationSource) {
@@ -26,19 +31,34 @@ export async function planCommand(
   }
   const plan = await runPlan(opts);
   if (calibrationNote) plan.notes.push(calibrationNote);
-  const text = renderPlan(plan, { top: opts.top, launches: LAUNCHES_SHOWN, all: opts.all });
+  let text = renderPlan(plan, { top: opts.top, launches: LAUNCHES_SHOWN, all: opts.all });
+  const feasible = plan.counts.feasible > 0;
+  if (!opts.json) human.write(text);
+  // --verify: the top candidates launched and measured (plan-verify.ts); its lines follow the plan's.
+  let verified: Awaited<ReturnType<NonNullable<typeof verifyWith>['runPlanVerify']>> | undefined;
+  if (verifyWith && source && feasible) {
+    human.write('\n');
+    verified = await verifyWith.runPlanVerify(plan, opts, source, human);
+    human.write(`\n${verified.text}`);
+    text = `${text}\n${verified.text}`;
+  } else if (verifyWith && !feasible) {
+    human.write('verify: nothing to launch — no candidate meets the SLO\n');
+  }
+  const doc = { ...planJson(plan, toolVersion()), ...(verified ? { verifications: verified.result.entries } : {}) };
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify(planJson(plan, toolVersion()), null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     const c = plan.counts;
     io.stderr.write(`evaluated ${c.total} candidates in ${(plan.elapsedMs / 1000).toFixed(1)} s on ${plan.threads} threads: ${c.feasible} feasible\n`);
-  } else {
-    human.write(text);
   }
   if (opts.out) {
     const written = await writePlanOutputs(plan, text, opts.formats, opts.out, toolVersion());
+    // plan.json keeps the measurements too (the same document as --json).
+    if (verified && opts.formats.includes('json')) writeFileSync(join(opts.out, 'plan.json'), `${JSON.stringify(doc, null, 2)}\n`);
     io.stderr.write(`wrote ${written.length} files to ${opts.out}: ${written.map((w) => w.replace(/^.*\//, '')).join(', ')}\n`);
   }
-  // 1: nothing meets the SLO at this load (as `--profile capacity` exits 1 when even the lowest load fails).
+  // 1: nothing meets the SLO at this load (as `--profile capacity` exits 1 when even the lowest load fails);
+  // with --verify, also when a candidate could not be measured (130 after Ctrl-C).
+  if (verified) return { plan, exitCode: verified.exitCode };
   return { plan, exitCode: plan.counts.feasible > 0 ? 0 : 1 };
 }
 
@@ -64,7 +84,8 @@ async function loadCalibration(flags: PlanFlags, opts: PlanOptions, human: NodeJ
     explicit,
     ...(flags.calibrateFrom ? { calibrateFrom: flags.calibrateFrom } : {}),
     ...(flags.calibration ? { calibration: flags.calibration } : {}),
-    ...(flags.saveCalibration ? { saveCalibration: flags.saveCalibration } : {}),
+    // --save-calibration without --calibrate-from is --verify's (plan-verify.ts writes it after measuring).
+    ...(flags.saveCalibration && flags.calibrateFrom ? { saveCalibration: flags.saveCalibration } : {}),
   };
   const defaults = { engine: engines[0] as string, model: opts.job.model, gpu: gpus[0] as string, gpus: tp[0] as number, seed: opts.job.seed };
   const applied = applyCalibrationFlags(defaults, cf, human);

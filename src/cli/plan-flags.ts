@@ -7,7 +7,7 @@ import { lengthFlags, withFlags } from './run-flags.js';
 import { KV_CACHE_DTYPE_HELP } from '../config/kv-cache-dtype.js';
 
 export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Command {
-  const { load, workload, slo, limits, search, prices, calibration, outputs } = GROUP;
+  const { load, workload, slo, limits, search, prices, calibration, verify, outputs } = GROUP;
   const cmd = program
     .command('plan')
     .description('the cheapest deployment (GPU, GPUs per replica, quantization, engine, replicas) that meets an SLO at a required load, searched on the simulator in virtual time');
@@ -37,7 +37,11 @@ export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStrea
     opt(prices, '--prices <file>', 'JSON object of GPU name to USD per GPU-hour ({"H100": 2.49})'),
     opt(calibration, '--calibration <file>', 'simulator constants fitted by predict --calibrate-from … --save-calibration FILE'),
     opt(calibration, '--calibrate-from <run>', 'fit the simulator on a measured run folder first, then plan with the fitted constants'),
-    opt(calibration, '--save-calibration <file>', 'write the constants --calibrate-from fitted (JSON, reusable with --calibration)'),
+    opt(calibration, '--save-calibration <file>', 'write the constants --calibrate-from fitted, and with --verify the measured capacity of each deployment (JSON, reusable with --calibration)'),
+    opt(verify, '--verify <n>', 'launch the top N candidates one at a time, measure each one\'s capacity under the SLO (run --profile capacity), print predicted beside measured'),
+    opt(verify, '--server-cmd <cmd>', 'how --verify starts a candidate: sim (inferbench sim as the candidate), launch (the printed launch command) or a template with {engine} {model} {checkpoint} {gpu} {gpus} {quant} {kvCacheDtype} {name} {port}'),
+    opt(verify, '--ready-timeout <time>', 'a launched server must answer (health and a one-token request) within this', { shown: '15m' }),
+    opt(verify, '--stop-timeout <time>', 'SIGTERM to the server\'s process group, SIGKILL after this', { shown: '30s' }),
     opt(outputs, '--top <n>', 'feasible candidates shown in the table', { value: '10' }),
     opt(outputs, '--all', 'list every candidate in the table, with the reason it is not feasible'),
     opt(outputs, '--out <dir>', 'write plan.md, plan.json, plan.csv, pareto.svg/png and plan.html here'),

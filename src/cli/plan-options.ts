@@ -50,6 +50,11 @@ export interface PlanFlags {
   format?: string;
   seed?: string;
   json?: boolean;
+  /** `--verify N`: launch and measure the top N candidates (plan-verify.ts). */
+  verify?: string;
+  serverCmd?: string;
+  readyTimeout?: string;
+  stopTimeout?: string;
   /** Whether the user typed a flag (commander fills defaults). */
   explicit?: (name: string) => boolean;
 }
@@ -68,7 +73,25 @@ export interface PlanOptions extends SearchInput {
   json: boolean;
   /** Where --calibration or --calibrate-from come from, to fit or load once the rest is valid. */
   calibrationSource?: { kind: 'file' | 'run'; path: string };
+  /** `--verify N`: what to launch and how to measure it (plan-verify.ts). */
+  verify?: PlanVerifyOptions;
 }
+
+export interface PlanVerifyOptions {
+  count: number;
+  /** `--server-cmd`: a template, `launch` or `sim`. */
+  serverCmd: string;
+  readyTimeoutMs: number;
+  stopTimeoutMs: number;
+  /** `run`'s flags for the same capacity search as the plan's (its SLO, lengths, precision, probe length, seed). */
+  runArgs: string[];
+  precisionPct: number;
+  saveCalibration?: string;
+}
+
+/** `--ready-timeout` default: engines that load large models take minutes. */
+const READY_TIMEOUT = '15m';
+const STOP_TIMEOUT = '30s';
 
 /** The verification row is this many times a search probe's measured length, and at least VERIFY_MIN_SECONDS. */
 const VERIFY_FACTOR = 4;
@@ -91,7 +114,8 @@ const shellWord = (s: string): string => (/^[\w.,:/-]+$/.test(s) ? s : `'${s.rep
 
 /** The verification command's calibration: the file the constants are in, when there is one. */
 function calibrationFlag(flags: PlanFlags): { calibrationFlag?: string } {
-  const file = flags.calibration ?? flags.saveCalibration;
+  // --save-calibration names the constants only with --calibrate-from (with --verify alone it is written after the plan).
+  const file = flags.calibration ?? (flags.calibrateFrom ? flags.saveCalibration : undefined);
   if (file) return { calibrationFlag: `--calibration ${shellWord(file)}` };
   if (flags.calibrateFrom) return { calibrationFlag: '--calibration FILE  # the constants fitted on the run: plan --save-calibration FILE writes them' };
   return {};
@@ -119,7 +143,8 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   const seed = parseNumber('--seed', flags.seed ?? '42', p, { integer: true, min: 0 }) ?? 42;
   const formats = (list('--format', flags.format, p) ?? [...PLAN_FORMATS]).map((f) => parseChoice('--format', f, PLAN_FORMATS, p)).filter((f): f is PlanFormat => f !== undefined);
   if (flags.calibration && flags.calibrateFrom) p.push('--calibration and --calibrate-from both give the simulator its constants; give one of them');
-  if (flags.saveCalibration && !flags.calibrateFrom) p.push('--save-calibration writes what --calibrate-from RUN fitted; add --calibrate-from RUN (a measured run folder)');
+  if (flags.saveCalibration && !flags.calibrateFrom && flags.verify === undefined) p.push('--save-calibration writes what --calibrate-from RUN fitted or what --verify N measured; add --calibrate-from RUN (a measured run folder) or --verify N --server-cmd …');
+  const verify = readVerifyFlags(flags, p);
   // The search axes' lists are read here too, so an empty item among them is one of the problems reported.
   const axisLists = { gpus: list('--gpu', flags.gpu, p), quants: list('--quant', flags.quant, p), engines: list('--engine', flags.engine, p) };
   if (p.length > 0) throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench plan --help');
@@ -189,5 +214,36 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
     json: flags.json === true,
     ...(flags.calibration ? { calibrationSource: { kind: 'file' as const, path: flags.calibration } } : {}),
     ...(flags.calibrateFrom ? { calibrationSource: { kind: 'run' as const, path: flags.calibrateFrom } } : {}),
+    ...(verify ? { verify: { ...verify, runArgs: measureRunArgs(flags, seed, arrival), precisionPct: capacity ? +(capacity.precision * 100).toPrecision(12) : 5 } } : {}),
   };
+}
+
+/** --verify, --server-cmd, --ready-timeout, --stop-timeout: each problem pushed; undefined without --verify. */
+function readVerifyFlags(flags: PlanFlags, p: Problems): Omit<PlanVerifyOptions, 'runArgs' | 'precisionPct'> | undefined {
+  const given = (name: keyof PlanFlags): boolean => flags[name] !== undefined && (flags.explicit?.(name) ?? true);
+  if (flags.verify === undefined) {
+    for (const [key, flag] of [['serverCmd', '--server-cmd'], ['readyTimeout', '--ready-timeout'], ['stopTimeout', '--stop-timeout']] as const) {
+      if (given(key)) p.push(`${flag} goes with --verify N (launch and measure the top N candidates)`);
+    }
+    return undefined;
+  }
+  const count = parseNumber('--verify', flags.verify, p, { integer: true, positive: true });
+  if (flags.serverCmd === undefined || flags.serverCmd.trim() === '') p.push('--verify needs --server-cmd: sim (inferbench sim as each candidate, runs anywhere), launch (the launch commands the plan prints, on a machine with those GPUs) or a template such as \'vllm serve {checkpoint} --tensor-parallel-size {gpus} --port {port}\'');
+  const readyS = parseDuration('--ready-timeout', flags.readyTimeout ?? READY_TIMEOUT, p, { positive: true });
+  const stopS = parseDuration('--stop-timeout', flags.stopTimeout ?? STOP_TIMEOUT, p, { positive: true });
+  if (count === undefined || readyS === undefined || stopS === undefined || !flags.serverCmd) return undefined;
+  return { count, serverCmd: flags.serverCmd, readyTimeoutMs: readyS * 1000, stopTimeoutMs: stopS * 1000, ...(flags.saveCalibration ? { saveCalibration: flags.saveCalibration } : {}) };
+}
+
+/** `run`'s flags for the plan's own capacity search: the SLO and its judgement, the lengths, probe length and seed. */
+function measureRunArgs(flags: PlanFlags, seed: number, arrival: string): string[] {
+  const args: string[] = ['--slo', flags.slo as string, '--arrival', arrival, '--max-seconds', flags.maxSeconds ?? '5', '--seed', String(seed)];
+  const pass: Array<[keyof PlanFlags, string]> = [
+    ['sloAttainment', '--slo-attainment'], ['maxErrorShare', '--max-error-share'], ['capacityPrecision', '--capacity-precision'], ['capacityRepeats', '--capacity-repeats'], ['warmup', '--warmup'],
+    ['scenario', '--scenario'], ['promptDist', '--prompt-dist'], ['outputDist', '--output-dist'],
+  ];
+  for (const [key, flag] of pass) if (typeof flags[key] === 'string') args.push(flag, flags[key] as string);
+  if (!flags.scenario && !flags.promptDist) args.push('--prompt-tokens', flags.promptTokens ?? '512');
+  if (!flags.scenario && !flags.outputDist) args.push('--output-tokens', flags.outputTokens ?? '128');
+  return args;
 }

@@ -23,6 +23,9 @@ import { toolVersion } from './version.js';
 import { applyCalibrationFlags, type CalibrationFlags } from './calibration-flags.js';
 import { capacityFailed, capacityField } from './capacity-answer.js';
 import { dropIdenticalRepeats } from './run-outcome.js';
+import { capacityFactorFor } from '../plan/capacity-factor.js';
+import type { Calibration } from '../sim/calibrate/types.js';
+import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
 
 /** Where the constants of an uncalibrated prediction come from. */
 function constantsNote(d: { calibrated: boolean; hardwareCalibrated: boolean; gpu: string }): string {
@@ -103,6 +106,7 @@ export async function predictCommand(
     notes: [
       ...(sameRepeats ? [sameRepeats] : []),
       `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : constantsNote(d)}`,
+      ...measuredFactorNote(calibrated.engine.calibration, { ...d, engine: calibrated.engine.engine }, calibrated.report?.file),
     ],
   };
   if (opts.out) {
@@ -128,4 +132,15 @@ export async function predictCommand(
   }
   human.write(`predicted ${result.stages.length} row${result.stages.length === 1 ? '' : 's'} in ${elapsedMs.toFixed(0)} ms of CPU (virtual time)\n`);
   return { doc, exitCode: capacityFailed(doc) ? 1 : 0 };
+}
+
+/**
+ * A calibration file from `plan --verify --save-calibration` may hold this deployment's measured capacity factor (its
+ * engine as --engine names it, not the profile id): the plan scales by it (plan/capacity-factor.ts); predict's rows
+ * stay the simulator's, and say so.
+ */
+function measuredFactorNote(cal: Calibration | undefined, d: { engine: string; model: string; gpu: string; gpus: number; quant: string; kvCacheDtype: string }, file: string | undefined): string[] {
+  const f = capacityFactorFor({ model: d.model, ...(cal ? { calibration: cal } : {}), kvCacheDtype: d.kvCacheDtype as KvCacheDtype }, { engine: d.engine, gpu: d.gpu, gpus: d.gpus, quant: d.quant as QuantName });
+  if (!f) return [];
+  return [`${file ?? 'the calibration file'} holds a measured capacity factor for this deployment: ×${+f.factor.toFixed(4)} (${f.measuredCapacity} req/s measured, ${f.simulatedCapacity} simulated, under ${f.slo}; plan --verify, ${f.measuredAt.slice(0, 10)}): plan --calibration scales this deployment's capacity by it, these rows are the simulator's`];
 }

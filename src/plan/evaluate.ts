@@ -10,6 +10,7 @@ import { predictCapacity } from '../sim/capacity.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import type { Workload } from '../workload/types.js';
+import { capacityScale } from './capacity-factor.js';
 import { engineOptions, jobEngineExtras } from './space.js';
 import type { CandidateShape, EvaluatedCapacity, LoadPoint, PlanJobSettings } from './types.js';
 
@@ -32,13 +33,17 @@ export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateSh
   const engine = engineOptions(job.model, shape, { seed: job.seed, ...jobEngineExtras(job) });
   const { result, stages } = await predictCapacity({ engine, settings: job.capacity, workload, limits: job.limits, seed: job.seed });
   const base = { firstBreach: result.firstBreach, probes: result.probes.length, verdict: result.verdict };
-  const capacity = result.feasibleMax;
-  if (capacity === null || !(capacity > 0)) {
+  const simulated = result.feasibleMax;
+  if (simulated === null || !(simulated > 0)) {
     const first = stages[0];
     const lowest = first ? { lowest: loadPoint(first, first.requestThroughput, shape.gpus, job) } : {};
     return { ...base, capacityPerReplica: null, ...lowest, elapsedMs: performance.now() - started };
   }
-  const atCapacityStage = stageAtLoad(stages, result.probes, capacity);
+  // A deployment measured by `plan --verify` holds `scale` times what the simulator gives it (capacity-factor.ts).
+  const scale = capacityScale(job, shape);
+  const capacity = simulated * scale;
+  const scaled = scale !== 1 ? { firstBreach: result.firstBreach === null ? null : result.firstBreach * scale, capacityFactor: scale } : {};
+  const atCapacityStage = stageAtLoad(stages, result.probes, simulated);
   // The search pooled its probes; the operating point is a fresh row at another rate. Should it miss the SLO
   // (noise at a boundary the search placed just above the share), one more replica is what the plan must say.
   const fromSearch = replicasFor(job.rate, capacity);
@@ -50,6 +55,7 @@ export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateSh
   }
   return {
     ...base,
+    ...scaled,
     capacityPerReplica: capacity,
     ...(atCapacityStage ? { atCapacity: loadPoint(atCapacityStage, capacity, shape.gpus, job) } : {}),
     atLoad,
@@ -80,7 +86,9 @@ export async function predictAtRate(
   const engine = engineOptions(job.model, shape, { seed, ...jobEngineExtras(job) });
   const runner = createVirtualStageRunner(engine, { seed });
   const profile = job.capacity.arrival === 'poisson' ? 'poisson' : 'constant';
-  const bench = await runBenchmark({ profile, limits: opts.limits ?? job.limits, workload, rates: [rate] }, runner, { slo: job.capacity.slo });
+  // A measured capacity factor: `rate` on the real deployment is the simulated one at rate / factor.
+  const simulatedRate = rate / capacityScale(job, shape);
+  const bench = await runBenchmark({ profile, limits: opts.limits ?? job.limits, workload, rates: [simulatedRate] }, runner, { slo: job.capacity.slo });
   const summary = bench.stages[0] as StageSummary;
   return { point: loadPoint(summary, rate, shape.gpus, job), summary };
 }

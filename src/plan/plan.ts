@@ -3,6 +3,7 @@
  * predicted at its share of the load over a longer row with another seed — so the answer is not just the search's.
  */
 import type { StageLimits } from '../load/types.js';
+import { capacityScale, describeShape } from './capacity-factor.js';
 import { engineOptions } from './space.js';
 import { predictAtRate } from './evaluate.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
@@ -36,6 +37,11 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
   if (assumed) notes.push(assumed);
   const unpriced = unpricedLine(input.prices);
   if (unpriced) notes.push(unpriced);
+  const scaled = candidates.filter((c) => c.capacityFactor !== undefined);
+  if (scaled.length > 0) {
+    const list = scaled.map((c) => `${describeShape(c)} × ${+(c.capacityFactor as number).toFixed(3)}`).join(', ');
+    notes.push(`measured capacity factors (plan --verify --save-calibration) scale ${scaled.length} candidate${scaled.length === 1 ? '' : 's'}: ${list}; the rest are the simulator's`);
+  }
   if (job.kvCacheDtype && job.kvCacheDtype !== 'auto') notes.push(`every candidate has an ${job.kvCacheDtype} KV cache (--kv-cache-dtype ${job.kvCacheDtype}): twice the tokens of a 16-bit one in the same memory`);
   return {
     model: job.model,
@@ -84,18 +90,22 @@ async function verify(input: PlanInput, top: PlanCandidate): Promise<PlanVerific
   const workload = createLengthsWorkload(job.workload.prompt, job.workload.output, seed);
   const { point, summary } = await predictAtRate(job, shape, workload, ratePerReplica, { limits: input.verifyLimits, seed });
   const eng = engineOptions(job.model, shape);
+  // A measured capacity factor: predictAtRate ran the simulated replica at rate / factor; so does the command.
+  const factor = capacityScale(job, shape);
+  const simulatedRate = factor === 1 ? ratePerReplica : Math.ceil((ratePerReplica / factor) * 1e4 - 1e-6) / 1e4;
   const flags = [
     'inferbench predict',
     `--engine ${eng.engine} --model ${eng.model} --gpu ${eng.gpu} --gpus ${eng.gpus}`,
     eng.quant ? `--quant ${eng.quant}` : '',
     job.kvCacheDtype ? `--kv-cache-dtype ${job.kvCacheDtype}` : '',
-    `--profile ${job.capacity.arrival === 'poisson' ? 'poisson' : 'constant'} --rate ${ratePerReplica}`,
+    `--profile ${job.capacity.arrival === 'poisson' ? 'poisson' : 'constant'} --rate ${simulatedRate}`,
     input.workloadFlags,
     `--slo ${sloFlag(job.capacity.slo)}`,
     input.verifyLimits.maxSeconds !== undefined ? `--max-seconds ${input.verifyLimits.maxSeconds}` : '',
     input.verifyLimits.warmupSeconds ? `--warmup ${input.verifyLimits.warmupSeconds}` : '',
     `--seed ${seed}`,
     input.calibrationFlag ?? '',
+    factor !== 1 ? `# ${ratePerReplica} req/s on the real deployment ÷ its measured capacity factor ${+factor.toFixed(4)}` : '',
   ];
   return { shape, replicas, ratePerReplica, point, requests: summary.sloAttainment?.of ?? summary.requests.total, command: flags.filter(Boolean).join(' ') };
 }

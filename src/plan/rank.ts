@@ -74,6 +74,7 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     tokensPerSecondPerUser: null,
     ...(e?.atLoad ? { atLoad: e.atLoad } : {}),
     ...(e?.atCapacity ? { atCapacity: e.atCapacity } : {}),
+    ...(e?.capacityFactor !== undefined ? { capacityFactor: e.capacityFactor } : {}),
     ...(e ? { search: { probes: e.probes, verdict: e.verdict, firstBreach: e.firstBreach, elapsedMs: Math.round(e.elapsedMs) } } : {}),
   };
   if (c.skipped !== undefined) return { ...base, status: 'skipped', reason: c.skipped };

@@ -75,6 +75,8 @@ export interface EvaluatedCapacity {
   replicas?: number;
   /** Replicas added beyond ceil(rate / capacity) because the operating point missed the SLO. */
   replicasAdded?: number;
+  /** The measured capacity factor applied (plan --calibration FILE with capacityFactors); absent: 1. */
+  capacityFactor?: number;
   elapsedMs: number;
 }
 
@@ -106,6 +108,8 @@ export interface PlanCandidate extends CandidateShape {
   atCapacity?: LoadPoint;
   /** Engine launch command for one replica (feasible candidates). */
   launch?: string;
+  /** Measured capacity / simulated capacity of this deployment (`plan --verify`'s --save-calibration); absent: not measured. */
+  capacityFactor?: number;
   /** Capacity search: probes run and its one-line answer. */
   search?: { probes: number; verdict: string; firstBreach: number | null; elapsedMs: number };
 }

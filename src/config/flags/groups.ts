@@ -25,6 +25,8 @@ export const GROUP = {
   /** `run`'s flags for the simulated engine it starts when there is no --target. */
   embedded: 'Simulator (without --target):',
   calibration: 'Calibration:',
+  /** `plan --verify`: launch the top candidates and measure them. */
+  verify: 'Verify by measuring:',
   server: 'Server:',
   faults: 'Faults and noise:',
 } as const;

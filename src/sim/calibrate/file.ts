@@ -9,6 +9,13 @@ const positive = z.number().positive().finite();
 const hardware = z.object({ etaM: positive, etaC: positive, linkAlphaUs: positive, linkBetaGBs: positive }).strict();
 const engine = z.object({ c0Ms: positive, cSeqUs: positive, tApiMs: positive, etaMoe: positive.optional(), moeBw: positive.optional() }).strict();
 const quant = z.object({ qc: positive, qm: positive }).strict();
+const capacityFactor = z
+  .object({
+    engine: z.string(), model: z.string(), gpu: z.string(), gpus: z.number().int().positive(), quant: z.string(), kvCacheDtype: z.string().optional(),
+    factor: positive, simulatedCapacity: positive, measuredCapacity: positive,
+    slo: z.string(), workload: z.string(), runDir: z.string().optional(), measuredAt: z.string(),
+  })
+  .strict();
 
 /**
  * A full calibration as saved; a hand-written file may give only some entries, each entry whole (the rest come
@@ -23,6 +30,7 @@ const calibrationSchema = z
     etaMoe: positive.optional(),
     overlapP: z.number().min(1).max(8).optional(),
     fitted: z.array(z.string()).optional(),
+    capacityFactors: z.array(capacityFactor).optional(),
   })
   .strict();
 
@@ -57,6 +65,7 @@ export function loadCalibrationFile(path: string, flag = '--calibration'): Calib
     etaMoe: c.etaMoe ?? base.etaMoe,
     ...(overlapP !== undefined ? { overlapP } : {}),
     fitted: c.fitted ?? base.fitted,
+    ...(c.capacityFactors !== undefined ? { capacityFactors: c.capacityFactors } : {}),
   };
 }
 

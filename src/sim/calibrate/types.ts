@@ -45,4 +45,33 @@ export interface Calibration {
   overlapP?: number;
   /** Keys that were fitted on seed data (the rest are priors). */
   fitted: string[];
+  /** Measured capacities of whole deployments (`plan --verify N --save-calibration FILE`): `plan` scales by them. */
+  capacityFactors?: CapacityFactor[];
+}
+
+/**
+ * One deployment measured by `plan --verify`: its capacity under the SLO over the capacity the simulator gives it with
+ * this file's constants. `plan --calibration FILE` multiplies that deployment's simulated capacity by `factor`.
+ */
+export interface CapacityFactor {
+  engine: string;
+  /** Catalog model name. */
+  model: string;
+  /** Catalog GPU name. */
+  gpu: string;
+  gpus: number;
+  quant: string;
+  /** Absent: the model's own KV-cache type (auto). */
+  kvCacheDtype?: string;
+  /** measuredCapacity / simulatedCapacity. */
+  factor: number;
+  /** req/s one replica holds within the SLO, simulated with this file's constants (no factor applied). */
+  simulatedCapacity: number;
+  /** req/s one replica held within the SLO when measured. */
+  measuredCapacity: number;
+  /** What it was measured under, for the reader: SLO, workload, the run folder, when. */
+  slo: string;
+  workload: string;
+  runDir?: string;
+  measuredAt: string;
 }
