@@ -56,10 +56,10 @@ export function needsText(c: { bad: number; badLow: number; badHigh: number; lim
     return 'the change sits at the threshold: more than 100× the evidence would be needed to tell (keep the threshold, or judge by eye)';
   }
   if (evidence.runs > 1) {
-    const want = Math.max(evidence.runs + 1, Math.ceil(evidence.runs * factor));
+    const want = Math.max(evidence.runs + 1, Math.ceil(evidence.runs * factor - 1e-9));
     return `about ${want} runs per side (now ${evidence.runs}) would decide it`;
   }
-  const want = Math.max(evidence.requests + 1, Math.ceil(evidence.requests * factor));
+  const want = Math.max(evidence.requests + 1, Math.ceil(evidence.requests * factor - 1e-9));
   return `about ${want} measured requests per side (now ${evidence.requests}; ×${factor.toFixed(1)}: raise --max-requests or --max-seconds), or repeats, would decide it`;
 }
 
