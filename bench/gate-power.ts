@@ -2,29 +2,36 @@
  * The gate's false-alarm rate and power, measured (issue 32 item 5; the figures are in docs/gate.md).
  *
  * Against `inferbench sim` in its own process (a fresh one per run, as CI starts a server), over HTTP, one run after
- * another: baseline runs B0…Bn at --model-time-scale 1 and, between them, slow runs S0…S(n−1) at --slow (default 1.1,
- * every model step 10% slower). A/A pairs: (Bi, Bi+1), runs about half a minute apart; slow pairs: (Bi, Si). Each
- * pair is gated at the default thresholds (gate/thresholds.ts DEFAULT_MAX_REGRESSION) exactly as `inferbench gate`
- * does; printed: false fails among the A/A pairs, and detections (fail) among the slow pairs, with what decided.
+ * another: baseline runs B0, B1, … at --model-time-scale 1 and, between them, slow runs S0, S1, … at --slow (default
+ * 1.1: every model step 10% slower). Each pair is gated at the default thresholds (gate/thresholds.ts
+ * DEFAULT_MAX_REGRESSION) exactly as `inferbench gate` does, with K runs a side for each K of --sides:
+ *   A/A pair i:  Bi … Bi+K−1  against  Bi+K … Bi+2K−1  (the same server, runs about half a minute apart)
+ *   slow pair i: Bi … Bi+K−1  against  Si … Si+K−1
+ * For K > 1 consecutive pairs share runs (a sliding window): they are not independent trials.
+ * Printed per K: false fails among the A/A pairs, detections (fail) among the slow pairs, and what decided.
  *
- * Run (after `npm run build`): npx tsx bench/gate-power.ts [--pairs=20] [--requests=300[,600]] [--slow=1.1]
- *   [--concurrency=8] [--prompt=128] [--output=32]. Loopback only; bounded by the request counts (one run of 300
- * requests takes ~15 s here). Full results: bench/out/gate-power.json.
+ * Run (after `npm run build`): npx tsx bench/gate-power.ts [--pairs=20] [--sides=1,3] [--requests=300] [--slow=1.1]
+ *   [--concurrency=8] [--prompt=128] [--output=32] [--dir=DIR]. Loopback only; bounded by the request counts (one run
+ * of 300 requests took ~20 s on the shared 2-core machine). Runs are kept in --dir (default bench/out/gate-power-runs;
+ * runs already there are reused, so an interrupted bench continues); verdicts go to bench/out/gate-power.json.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gateRuns, thresholdsOrThrow, type GateReport } from '../src/gate/index.js';
 import { openRunDir } from '../src/store/run-store.js';
 
 const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const pairs = Number(arg('pairs', '20'));
-const lengths = arg('requests', '300').split(',').map(Number);
+const requests = Number(arg('requests', '300'));
+const sides = arg('sides', '1,3').split(',').map(Number);
+const maxK = Math.max(...sides);
 const slow = arg('slow', '1.1');
 const load = ['--profile', 'concurrent', '--concurrency', arg('concurrency', '8'), '--prompt-tokens', arg('prompt', '128'), '--output-tokens', arg('output', '32')];
 const cli = join(import.meta.dirname, '..', 'bin', 'inferbench.js');
-const tmp = mkdtempSync(join(tmpdir(), 'ib-gate-power-'));
+const dir = arg('dir', join(import.meta.dirname, 'out', 'gate-power-runs'));
+mkdirSync(dir, { recursive: true });
 
 function exec(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -58,38 +65,52 @@ async function runOnce(scale: string, requests: number, out: string): Promise<vo
 }
 
 const thresholds = thresholdsOrThrow(undefined);
-const gate = (a: string, b: string): Promise<GateReport> => gateRuns([openRunDir(a)], [openRunDir(b)], { thresholds });
 const why = (r: GateReport, v: string): string => r.checks.filter((c) => c.verdict === v).map((c) => `${c.metric} ${(c.change * 100).toFixed(1)}%`).join(' ');
 
+/** A finished run folder (summary.json written with complete: true). */
+function finished(path: string): boolean {
+  if (!existsSync(join(path, 'summary.json'))) return false;
+  return (JSON.parse(readFileSync(join(path, 'summary.json'), 'utf8')) as { complete?: boolean }).complete !== false;
+}
+
 const results: unknown[] = [];
-console.log(`gate power: ${pairs} A/A and ${pairs} slow (×${slow}) pairs per run length; ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)} at start`);
-for (const requests of lengths) {
-  const t0 = performance.now();
-  const base: string[] = [];
-  const slowRuns: string[] = [];
-  for (let i = 0; i <= pairs; i++) {
-    base.push(join(tmp, `n${requests}-b${i}`));
+const baseCount = pairs + 2 * maxK - 1;
+const slowCount = pairs + maxK - 1;
+console.log(`gate power: ${pairs} A/A and ${pairs} slow (×${slow}) pairs, ${sides.join(' and ')} run(s) a side, ${requests} requests a run; ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)} at start`);
+const t0 = performance.now();
+const base: string[] = [];
+const slowRuns: string[] = [];
+for (let i = 0; i < baseCount; i++) {
+  base.push(join(dir, `n${requests}-b${i}`));
+  if (!finished(base[i] as string)) {
+    rmSync(base[i] as string, { recursive: true, force: true });
     await runOnce('1', requests, base[i] as string);
-    if (i < pairs) {
-      slowRuns.push(join(tmp, `n${requests}-s${i}`));
+  }
+  if (i < slowCount) {
+    slowRuns.push(join(dir, `n${requests}-s${i}`));
+    if (!finished(slowRuns[i] as string)) {
+      rmSync(slowRuns[i] as string, { recursive: true, force: true });
       await runOnce(slow, requests, slowRuns[i] as string);
     }
   }
+}
+console.log(`runs: ${baseCount} baseline, ${slowCount} slow, ${((performance.now() - t0) / 60000).toFixed(1)} min (runs already in ${dir} reused); load average ${loadavg()[0]?.toFixed(2)}`);
+const open = (paths: readonly string[]) => paths.map((p) => openRunDir(p));
+for (const k of sides) {
   const tally = { aa: { pass: 0, fail: 0, inconclusive: 0 }, slow: { pass: 0, fail: 0, inconclusive: 0 } };
   for (let i = 0; i < pairs; i++) {
-    const aa = await gate(base[i] as string, base[i + 1] as string);
-    const s = await gate(base[i] as string, slowRuns[i] as string);
+    const a = base.slice(i, i + k);
+    const aa = await gateRuns(open(a), open(base.slice(i + k, i + 2 * k)), { thresholds });
+    const s = await gateRuns(open(a), open(slowRuns.slice(i, i + k)), { thresholds });
     tally.aa[aa.verdict]++;
     tally.slow[s.verdict]++;
-    console.log(`  n=${requests} pair ${String(i + 1).padStart(2)}: A/A ${aa.verdict.padEnd(12)} ${why(aa, 'fail') || why(aa, 'inconclusive')}  | slow ${s.verdict.padEnd(12)} ${why(s, 'fail') || why(s, 'inconclusive')}`);
-    results.push({ requests, pair: i, aa: { verdict: aa.verdict, checks: aa.checks }, slow: { verdict: s.verdict, checks: s.checks } });
+    console.log(`  K=${k} pair ${String(i + 1).padStart(2)}: A/A ${aa.verdict.padEnd(12)} ${why(aa, 'fail') || why(aa, 'inconclusive')}  | slow ${s.verdict.padEnd(12)} ${why(s, 'fail') || why(s, 'inconclusive')}`);
+    results.push({ k, requests, pair: i, aa: { verdict: aa.verdict, checks: aa.checks }, slow: { verdict: s.verdict, checks: s.checks } });
   }
-  const minutes = (performance.now() - t0) / 60000;
   console.log(
-    `n=${requests} requests per run: A/A false fails ${tally.aa.fail}/${pairs} (inconclusive ${tally.aa.inconclusive}, pass ${tally.aa.pass}); ` +
-      `×${slow} detected ${tally.slow.fail}/${pairs} (inconclusive ${tally.slow.inconclusive}, pass ${tally.slow.pass}); ${minutes.toFixed(1)} min; load average ${loadavg()[0]?.toFixed(2)}`,
+    `K=${k} run(s) a side, ${requests} requests a run: A/A false fails ${tally.aa.fail}/${pairs} (inconclusive ${tally.aa.inconclusive}, pass ${tally.aa.pass}); ` +
+      `×${slow} detected ${tally.slow.fail}/${pairs} (inconclusive ${tally.slow.inconclusive}, pass ${tally.slow.pass})`,
   );
 }
 mkdirSync(join(import.meta.dirname, 'out'), { recursive: true });
 writeFileSync(join(import.meta.dirname, 'out', 'gate-power.json'), JSON.stringify(results, null, 1));
-rmSync(tmp, { recursive: true, force: true });
