@@ -43,7 +43,9 @@ export function runFlags(): Option[] {
 
 /** The flag table's rows of a command (run's table, then the simulator's), in table order. */
 export function commandFlags(command: FlagCommand): Option[] {
-  return [...flagRowsFor(command), ...[...SIM_FLAG_TABLE, ...GATE_FLAG_TABLE].filter((row) => row.commands.includes(command))].map(tableOption);
+  const own = [...SIM_FLAG_TABLE, ...GATE_FLAG_TABLE].filter((row) => row.commands.includes(command));
+  // gate's own rows (--baseline, --candidate) lead its help; the rows it shares with run follow.
+  return (command === 'gate' ? [...own, ...flagRowsFor(command)] : [...flagRowsFor(command), ...own]).map(tableOption);
 }
 
 const GROUP_ORDER: readonly string[] = Object.values(GROUP);
