@@ -1,5 +1,4 @@
 import { Rng } from '../core/rng.js';
-import { studentT975 } from '../metrics/repeats.js';
 import { observed, prepareSide, resample, statistic, unitBaselines } from './bootstrap.js';
 import { requestCount, type RowSide } from './samples.js';
 import { higherIsWorse, thresholdText, type GateMetric, type Threshold } from './thresholds.js';
@@ -71,17 +70,6 @@ function quantileOf(sorted: Float64Array, q: number): number {
   return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (pos - lo);
 }
 
-/**
- * With few runs a side, the bootstrap's spread of their mean is too narrow twice over: it is the plug-in variance
- * ((k−1)/k of the unbiased one) and its percentiles are normal where Student's t with k−1 degrees of freedom
- * applies. The interval is widened about its point by √(k/(k−1)) · t(0.975, k−1) / 1.96 (Hesterberg's expanded
- * percentile interval), k the fewest runs of a side that has several; 1 when neither side has repeats. Measured:
- * three runs a side without it gave a false fail on TTFT in 1 of 11 A/A pairs on the loaded 2-core machine.
- */
-export function smallSampleExpansion(k: number): number {
-  return k > 1 ? (Math.sqrt(k / (k - 1)) * studentT975(k - 1)) / 1.96 : 1;
-}
-
 /** Every row metric of one matched row, from one shared set of resamples (seeded: the same runs give the same verdict). */
 export function decideRow(base: RowSide, cand: RowSide, thresholds: readonly Threshold[], seed: number): { checks: GateCheck[]; skipped: string[] } {
   const metrics = thresholds.filter((t) => t.metric.kind !== 'capacity');
@@ -112,16 +100,14 @@ export function decideRow(base: RowSide, cand: RowSide, thresholds: readonly Thr
   }
   const requests = Math.min(requestCount(base), requestCount(cand));
   const runs = Math.max(base.units.length, cand.units.length);
-  const several = [base.units.length, cand.units.length].filter((k) => k > 1);
-  const widen = smallSampleExpansion(several.length ? Math.min(...several) : 1);
   const evidence = `${requestCount(base)} vs ${requestCount(cand)} requests, ${base.units.length} vs ${cand.units.length} run${runs === 1 ? '' : 's'}`;
   const checks = live.map((t, m) => {
     const sorted = (draws[m] as Float64Array).filter(Number.isFinite).sort();
     const bv = statistic(b, bObs, t.metric);
     const cv = statistic(c, cObs, t.metric);
     const change = t.metric.kind === 'errors' ? cv - bv : cv / bv - 1;
-    const low = sorted.length ? change - widen * (change - quantileOf(sorted, (1 - LEVEL) / 2)) : Number.NaN;
-    const high = sorted.length ? change + widen * (quantileOf(sorted, 1 - (1 - LEVEL) / 2) - change) : Number.NaN;
+    const low = sorted.length ? quantileOf(sorted, (1 - LEVEL) / 2) : Number.NaN;
+    const high = sorted.length ? quantileOf(sorted, 1 - (1 - LEVEL) / 2) : Number.NaN;
     const k = classify(t.metric, change, low, high, t.limit);
     const check: GateCheck = {
       metric: t.metric.id,

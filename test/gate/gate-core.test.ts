@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/rng.js';
-import { classify, decideRow, needsText, smallSampleExpansion } from '../../src/gate/decide.js';
+import { classify, decideRow, needsText } from '../../src/gate/decide.js';
 import type { RowSide, Unit } from '../../src/gate/samples.js';
 import { DEFAULT_MAX_REGRESSION, parseMaxRegression, parseMetricName, thresholdsOrThrow } from '../../src/gate/thresholds.js';
 
@@ -71,11 +71,5 @@ describe('the decision', () => {
     const flat = decideRow(pooled, row([unit(8, 600, 1.0, 20)]), t, 3).checks.find((c) => c.metric === 'itl.p50');
     expect(width(hier as { low: number; high: number })).toBeGreaterThan(2 * width(flat as { low: number; high: number }));
     expect(hier?.evidence).toBe('600 vs 600 requests, 3 vs 3 runs');
-  });
-
-  it('widens the interval of few runs a side as Student t does (none without repeats)', () => {
-    expect(smallSampleExpansion(1)).toBe(1);
-    expect(smallSampleExpansion(3)).toBeCloseTo((Math.sqrt(1.5) * 4.303) / 1.96, 6);
-    expect(smallSampleExpansion(10)).toBeLessThan(smallSampleExpansion(5));
   });
 });
