@@ -54,8 +54,10 @@ describe('inferbench gate against the simulator over HTTP', () => {
 
   afterAll(() => undefined);
 
+  // Thresholds well outside what a loaded machine moves between two runs of one server (bench/gate-power.ts saw TTFT
+  // p50 move by up to +71% and output tokens/s by ±11% between single runs, ITL p50 by under 2%).
   it('A/A: two runs of the same server pass (exit 0) with thresholds well outside their noise', async () => {
-    const r = await gate(['--baseline', a1, '--candidate', a2, '--max-regression', 'ttft.p50=+60%,itl.p50=+30%,output_tps=-30%,rps=-30%', '--json']);
+    const r = await gate(['--baseline', a1, '--candidate', a2, '--max-regression', 'ttft.p50=+300%,itl.p50=+30%,output_tps=-40%,rps=-40%', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = json(r.stdout);
     expect(report.verdict).toBe('pass');
@@ -74,9 +76,9 @@ describe('inferbench gate against the simulator over HTTP', () => {
     expect(r.code, r.stderr).toBe(1);
     const first = r.stdout.split('\n')[0] ?? '';
     expect(first).toMatch(/^FAIL: \d+ of \d+ checks regressed/);
-    // ITL +20% against +5%, output tokens/s −17% against −5%: far beyond either way a loaded machine moves them.
+    // ITL p50 +20% against +5%: far beyond the under 2% a loaded machine moves it (the throughputs, −17% here, can
+    // be moved by ±11%, so they are checked through whatever failed, not by name).
     expect(first).toContain('itl.p50 @ concurrent@8');
-    expect(first).toContain('output_tps @ concurrent@8');
     expect(r.stdout).toMatch(/concurrent@8\s+itl\.p50\s+.*\+5%\s+fail/);
     const markdown = readFileSync(md, 'utf8');
     expect(markdown.split('\n')[0]).toMatch(/^❌ \*\*inferbench gate FAIL: /);
@@ -92,7 +94,9 @@ describe('inferbench gate against the simulator over HTTP', () => {
     const failed = report.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.row} ${c.metric}`).sort();
     const withFailure = cases.filter((c) => c.children.some((x) => x.name === 'failure')).map((c) => `${c.attrs['classname']} ${c.attrs['name']}`).sort();
     expect(withFailure).toEqual(failed);
-    expect(failed).toEqual(expect.arrayContaining(['concurrent@8 itl.p50', 'concurrent@8 output_tps']));
+    expect(failed).toContain('concurrent@8 itl.p50');
+    // Every failed metric × row is named in the verdict line.
+    for (const c of report.checks.filter((x) => x.verdict === 'fail')) expect(first).toContain(`${c.metric} @ ${c.row}`);
     expect(Number(suite?.attrs['failures'])).toBe(failed.length);
     for (const c of cases) expect(c.children.filter((x) => x.name === 'failure').length).toBeLessThanOrEqual(1);
     const itl = cases.find((c) => c.attrs['name'] === 'itl.p50');
@@ -107,6 +111,7 @@ describe('inferbench gate against the simulator over HTTP', () => {
     const report = json(r.stdout);
     expect(report.verdict).toBe('pass');
     const improved = report.checks.filter((c) => c.improved).map((c) => c.metric);
+    // Twice as fast: ITL −50%, throughputs about +90% — far past any noise seen.
     expect(improved).toEqual(expect.arrayContaining(['itl.p50', 'output_tps', 'rps']));
     expect(r.stderr).toMatch(/^gate: PASS: all \d+ checks within their thresholds; improved: .*itl\.p50 @ concurrent@8 −\d+\.\d%/m);
     const text = await gate(['--baseline', twiceAsSlow, '--candidate', a1]);
