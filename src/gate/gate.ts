@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { configError } from '../core/errors.js';
 import { mismatchText, runMismatches } from '../report/comparability.js';
 import type { StoredRun } from '../store/run-store.js';
@@ -90,14 +91,17 @@ export async function gateRuns(baseline: readonly StoredRun[], candidate: readon
       'gate runs of the same loads (the same --rate, --concurrency or grid cells) whose requests.jsonl were kept',
     );
   }
+  // Folder names alone when they tell the runs apart (base/run-1 and cand/run-1 do not: then their paths).
+  const names = [...baseline, ...candidate].map((r) => r.name);
+  const nameOf = (r: StoredRun): string => (new Set(names).size === names.length ? r.name : relative(process.cwd(), r.dir) || r.dir);
   const verdict: GateVerdict = checks.some((c) => c.verdict === 'fail') ? 'fail' : checks.some((c) => c.verdict === 'inconclusive') ? 'inconclusive' : 'pass';
   const exitCode = verdict === 'pass' ? 0 : verdict === 'fail' ? 1 : opts.inconclusive === 'pass' ? 0 : opts.inconclusive === 'fail' ? 1 : 3;
   return {
     verdict,
     exitCode,
     ...(opts.inconclusive ? { inconclusiveAs: opts.inconclusive } : {}),
-    baseline: baseline.map((r) => r.name),
-    candidate: candidate.map((r) => r.name),
+    baseline: baseline.map(nameOf),
+    candidate: candidate.map(nameOf),
     checks,
     skipped,
     unmatched,
