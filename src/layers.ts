@@ -21,6 +21,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   // importers only map other tools' files into the results schema (LAYERS.md allowed this swap).
   ['interop'],
   ['report'],
+  // gate/: statistical comparison of saved runs for CI (verdicts, exit codes, JUnit/Markdown); reads report's comparability.
+  ['gate'],
   ['config'],
   ['runplan'],
   ['plan'],

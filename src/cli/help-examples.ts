@@ -46,4 +46,8 @@ export const EXAMPLES: Record<string, readonly Example[]> = {
   import: [{ command: 'inferbench import benchmarks.json --label guidellm-h100', what: "a GuideLLM (or vLLM, SGLang, AIPerf, genai-bench) result as a run" }],
   report: [{ command: 'inferbench report 0c33f6bf --format html,png', what: 'the HTML report and charts of a saved run (ids: inferbench ls)' }],
   compare: [{ command: 'inferbench compare 0c33f6bf 844cb83f --slo ttft:500 --gpu-hour-price 2.49', what: 'two runs side by side, the first as the baseline' }],
+  gate: [
+    { command: 'inferbench gate --baseline 0c33f6bf --candidate 844cb83f', what: 'did the candidate regress beyond the default thresholds? exit 0 pass, 1 fail, 3 inconclusive' },
+    { command: 'inferbench gate --baseline b1,b2,b3 --candidate c1,c2,c3 --max-regression ttft.p99=+20% --markdown "$GITHUB_STEP_SUMMARY" --junit gate.xml', what: 'three runs a side, p99 TTFT too, for a pull request' },
+  ],
 };

@@ -30,11 +30,13 @@ export function buildProgram(): Command {
       const { runCommand } = await import('./run-command.js');
       const notices: string[] = [];
       const { ui, dryRun, plan: planFile, ...runFlags } = flags;
+      // --gate-against: the thresholds and baseline runs are checked before anything runs (gate-command.ts).
+      const gate = await (await import('./gate-command.js')).runGateFlags(flags);
       const saved = planFile !== undefined ? (await import('./run-plan-flags.js')).planRunInputs(flags, cmd) : undefined;
       const opts = saved?.opts ?? resolveRunOptions(withSources(runFlags, cmd), process.env, undefined, notices);
       printNotices(notices, opts.json || dryRun === true);
       const outcome = await runCommand(opts, io, { ui: ui === true, dryRun: dryRun === true, ...(saved ? { plan: saved.plan } : {}) });
-      process.exitCode = outcome.exitCode;
+      process.exitCode = gate && outcome.dir !== undefined ? await gate.after(outcome, opts.json, io) : outcome.exitCode;
       await outcome.dashboard?.hold(io.stderr);
     });
 
@@ -156,6 +158,12 @@ export function buildProgram(): Command {
     .action(async (refs: string[], flags: Record<string, unknown>) => {
       const { compareCommand } = await import('./compare-command.js');
       process.exitCode = await compareCommand(refs, flags, io);
+    });
+
+  command(program, 'gate', 'decide whether candidate runs regressed against baseline runs beyond noise, per metric and row (CI: exit 0 pass, 1 fail, 3 inconclusive)', commandFlags('gate'))
+    .action(async (flags: Record<string, unknown>) => {
+      const { gateCommand } = await import('./gate-command.js');
+      process.exitCode = await gateCommand(flags, io);
     });
 
   return program;

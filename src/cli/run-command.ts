@@ -27,6 +27,8 @@ import { writeSampleRequests } from './sample-requests.js';
 export interface RunOutcome {
   doc?: RunSummaryDoc;
   exitCode: number;
+  /** The run folder written (absent for --dry-run). */
+  dir?: string;
   /** `--ui` started a dashboard for this run: the caller keeps it up (hold) until Ctrl-C. */
   dashboard?: SpawnedDashboard;
 }
@@ -120,7 +122,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const clientHealth = health.finish(result.stages, senders.pool ? await senders.pool.stats() : undefined);
     const { doc, exitCode } = await finishRun(base, result, clientHealth, w, io);
     await live?.feed.close(w.failure ? 'failed' : result.interrupted ? 'interrupted' : exitCode === 0 ? 'finished' : 'failed', exitCode);
-    return { doc, exitCode, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
+    return { doc, exitCode, dir: outDir, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
     signals.release();
     try {

@@ -8,6 +8,7 @@ import type { Command, Option } from 'commander';
 import { flagRowsFor } from '../config/flags/table.js';
 import { flagSyntax, type FlagCommand, type FlagSpec } from '../config/flags/spec.js';
 import { SIM_FLAG_TABLE } from '../config/flags/simulator.js';
+import { GATE_FLAG_TABLE } from '../config/flags/gate.js';
 import { addOptions, GROUP, opt } from './help-format.js';
 
 /** "a,b" then "c" → [a, b, c]: a repeatable flag's values. */
@@ -42,7 +43,9 @@ export function runFlags(): Option[] {
 
 /** The flag table's rows of a command (run's table, then the simulator's), in table order. */
 export function commandFlags(command: FlagCommand): Option[] {
-  return [...flagRowsFor(command), ...SIM_FLAG_TABLE.filter((row) => row.commands.includes(command))].map(tableOption);
+  const own = [...SIM_FLAG_TABLE, ...GATE_FLAG_TABLE].filter((row) => row.commands.includes(command));
+  // gate's own rows (--baseline, --candidate) lead its help; the rows it shares with run follow.
+  return (command === 'gate' ? [...own, ...flagRowsFor(command)] : [...flagRowsFor(command), ...own]).map(tableOption);
 }
 
 const GROUP_ORDER: readonly string[] = Object.values(GROUP);

@@ -56,18 +56,19 @@ describe('--help in groups, with defaults and examples (issue 17, item 6)', () =
       GROUP.limits,
       GROUP.slo,
       GROUP.scale,
+      GROUP.gate,
       GROUP.outputs,
       GROUP.timeouts,
       GROUP.metadata,
       GROUP.embedded,
     ]);
-    for (const name of ['run', 'predict', 'sim', 'plan']) {
+    for (const name of ['run', 'predict', 'sim', 'plan', 'gate']) {
       for (const b of blocks(helpOf(name))) expect(b.lines, `${name} ${b.heading}`).toBeLessThanOrEqual(24);
     }
   });
 
   it('shows every default as typed: numbers as numbers, units on durations, implied defaults in words', () => {
-    for (const name of ['run', 'predict', 'sim', 'plan', 'ls', 'report', 'compare', 'import', 'ui']) {
+    for (const name of ['run', 'predict', 'sim', 'plan', 'ls', 'report', 'compare', 'import', 'ui', 'gate']) {
       expect(helpOf(name), name).not.toMatch(/default: "/);
     }
     const run = helpOf('run').replace(/\s+/g, ' ');

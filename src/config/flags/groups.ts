@@ -16,6 +16,8 @@ export const GROUP = {
   scale: 'Scaling out:',
   search: 'Search space:',
   prices: 'Prices:',
+  /** `gate` and `run --gate-against`: thresholds and CI outputs. */
+  gate: 'Gate:',
   outputs: 'Outputs:',
   timeouts: 'Timeouts:',
   metadata: 'Metadata:',

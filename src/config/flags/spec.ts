@@ -7,7 +7,7 @@ import type { Problems } from '../parse.js';
 import type { HelpGroup } from './groups.js';
 
 /** Commands whose flags come from the table. */
-export type FlagCommand = 'run' | 'predict' | 'plan' | 'sim';
+export type FlagCommand = 'run' | 'predict' | 'plan' | 'sim' | 'gate';
 
 /** The sections a run's options are grouped in (config/options.ts): each flag fills one. */
 export type OptionSection = 'target' | 'workload' | 'load' | 'window' | 'outputs' | 'distribution';

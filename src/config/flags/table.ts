@@ -9,6 +9,7 @@
  */
 import type { Problems } from '../parse.js';
 import { DISTRIBUTION_FLAGS } from './distribution.js';
+import { GATE_RUN_FLAGS } from './gate.js';
 import { LOAD_FLAGS } from './load.js';
 import { OUTPUT_FLAGS } from './outputs.js';
 import { camelName, type CamelName, type FlagCommand, type FlagSpec, type OptionSection } from './spec.js';
@@ -16,7 +17,7 @@ import { TARGET_FLAGS } from './target.js';
 import { WINDOW_FLAGS } from './window.js';
 import { WORKLOAD_FLAGS } from './workload.js';
 
-export const RUN_FLAG_TABLE = [...LOAD_FLAGS, ...WORKLOAD_FLAGS, ...WINDOW_FLAGS, ...OUTPUT_FLAGS, ...TARGET_FLAGS, ...DISTRIBUTION_FLAGS] as const;
+export const RUN_FLAG_TABLE = [...LOAD_FLAGS, ...WORKLOAD_FLAGS, ...WINDOW_FLAGS, ...OUTPUT_FLAGS, ...TARGET_FLAGS, ...DISTRIBUTION_FLAGS, ...GATE_RUN_FLAGS] as const;
 
 type Row = (typeof RUN_FLAG_TABLE)[number];
 type RowByKey = { [R in Row as CamelName<R['name']>]: R };
