@@ -44,7 +44,12 @@ export async function planCommand(
   } else if (verifyWith && !feasible) {
     human.write('verify: nothing to launch — no candidate meets the SLO\n');
   }
-  const doc = { ...planJson(plan, toolVersion()), ...(verified ? { verifications: verified.result.entries } : {}) };
+  // With --verify, `verification[]` is the measured entries (issue 31's contract); the predicted check of the top
+  // answer, `verification` without --verify, moves to `predictedCheck`; `verifications[]` is the same array.
+  const base = planJson(plan, toolVersion());
+  const doc = verified
+    ? { ...base, verification: verified.result.entries, verifications: verified.result.entries, predictedCheck: plan.verification }
+    : base;
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     const c = plan.counts;

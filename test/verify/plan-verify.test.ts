@@ -62,6 +62,9 @@ describe('plan --verify (issue 31 item 5)', () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const doc = JSON.parse(r.stdout) as PlanDoc;
     const v = doc.verifications as Entry[];
+    // issue 31's contract: `verification[]` holds the same entries (the predicted check moves to predictedCheck).
+    expect((doc as unknown as { verification: unknown }).verification).toEqual(v);
+    expect((doc as unknown as { predictedCheck: unknown }).predictedCheck).toBeDefined();
     expect(v).toHaveLength(2);
     expect(new Set(v.map((e) => e.candidate.engine))).toEqual(new Set(['vllm', 'sglang']));
     for (const e of v) {
