@@ -3,6 +3,8 @@
  * different speeds (real HTTP on 127.0.0.1). Assertions are on counts the policies decide, not on timings.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +118,37 @@ describe('run --target A,B: load spread over replicas', () => {
     const failedOnDead = records.filter((r) => r.replica === 1 && r.status !== 'ok').length;
     expect(failedOnDead).toBeLessThanOrEqual(3);
     expect(records.filter((r) => r.replica === 0 && r.status === 'ok').length).toBeGreaterThan(40);
+  });
+
+  it('--session-header: every turn of a conversation carries its id, the same on each turn', async () => {
+    // A pass-through in front of the fast replica that notes the header of every generation request.
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      if (req.method === 'POST') seen.push(String(req.headers['x-conv']));
+      const up = httpRequest(`${fast.url}${req.url}`, { method: req.method, headers: req.headers }, (reply) => {
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(res);
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const out = join(tmp, 'header');
+      const res = await runCli(['run', '--target', url, '--session-header', 'X-Conv', '--turns', '3', '--profile', 'synchronous', '--max-requests', '6', ...BASE, '--out', out]);
+      expect(res.code, res.stderr).toBe(0);
+      const { records } = readRun(out);
+      const turns = records.filter((r) => r.conversationId !== undefined);
+      expect(turns.length).toBeGreaterThanOrEqual(6);
+      const ids = seen.filter((h) => h !== 'undefined');
+      expect(ids.length).toBe(turns.length);
+      // One id per conversation: as many distinct values as conversations, each on all of its turns.
+      const conversations = new Set(turns.map((r) => r.conversationId));
+      expect(new Set(ids).size).toBe(conversations.size);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
   });
 
   it('refuses --balance with one target, and a bad URL in the list', async () => {
