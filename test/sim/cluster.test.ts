@@ -96,3 +96,19 @@ describe('inferbench sim --replicas 4 over HTTP', () => {
     expect(ttft(pa)).toBeLessThan(ttft(robin));
   });
 });
+
+describe('predict --replicas N --router P (virtual time)', () => {
+  it('four round-robin replicas carry a rate one engine cannot, each getting a quarter of the requests', async () => {
+    const args = ['--profile', 'constant', '--rate', '20', '--max-requests', '200', '--prompt-tokens', '1024', '--output-tokens', '128', '--json'];
+    const four = await runCli(['predict', '--replicas', '4', '--router', 'round-robin', ...args]);
+    expect(four.code, four.stderr).toBe(0);
+    const row = (JSON.parse(four.stdout) as RunSummaryDoc).stages[0];
+    expect(row?.belowTarget).toBe(false);
+    expect(row?.replicas?.map((r) => r.sent)).toEqual([50, 50, 50, 50]);
+    const one = await runCli(['predict', ...args]);
+    expect((JSON.parse(one.stdout) as RunSummaryDoc).stages[0]?.belowTarget).toBe(true);
+    const bad = await runCli(['predict', '--router', 'least-load', ...args]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--router picks among several engines; give --replicas N too/);
+  });
+});
