@@ -63,14 +63,14 @@ export function buildProgram(): Command {
         return;
       }
       const { resolveRunOptions } = await import('../config/run-options.js');
-      const { predictCommand } = await import('./predict-command.js');
+      const { predictCommand, readClusterFlags } = await import('./predict-command.js');
       const notices: string[] = [];
       const opts = resolveRunOptions(withSources(flags, cmd), process.env, undefined, notices);
       printNotices(notices, opts.json);
       const { readCalibrationFlags } = await import('./calibration-flags.js');
       const { parseSpecDecode } = await import('../sim/engine/spec-decode.js');
       const { readSlotFlags } = await import('./llamacpp-flags.js');
-      const features = { ...(typeof flags['specDecode'] === 'string' ? { specDecode: parseSpecDecode(flags['specDecode']) } : {}), slots: readSlotFlags(flags) };
+      const features = { ...(typeof flags['specDecode'] === 'string' ? { specDecode: parseSpecDecode(flags['specDecode']) } : {}), slots: readSlotFlags(flags), ...readClusterFlags(flags) };
       process.exitCode = (await predictCommand(opts, io, readCalibrationFlags(flags, cmd), features)).exitCode;
     });
 

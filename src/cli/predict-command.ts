@@ -12,6 +12,23 @@ import { resolveSimEngine } from '../sim/create.js';
 import type { SpecDecode } from '../sim/engine/spec-decode.js';
 import type { SlotOptions } from './llamacpp-flags.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
+import { ROUTER_POLICIES, type RouterPolicy } from '../sim/cluster/router.js';
+import { configError } from '../core/errors.js';
+
+/** `predict --replicas N --router P`: the cluster `sim --replicas` serves, in virtual time (one line for a bad value). */
+export function readClusterFlags(flags: Record<string, unknown>): { cluster?: { replicas: number; router: RouterPolicy } } {
+  const raw = flags['replicas'];
+  const router = flags['router'];
+  if (raw === undefined) {
+    if (router !== undefined) throw configError('--router picks among several engines; give --replicas N too');
+    return {};
+  }
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw configError(`--replicas ${String(raw)}: give a whole number of engines from 1 to 64`);
+  const policy = (router ?? 'round-robin') as RouterPolicy;
+  if (!ROUTER_POLICIES.includes(policy)) throw configError(`--router ${String(router)}: one of ${ROUTER_POLICIES.join(', ')}`);
+  return n > 1 ? { cluster: { replicas: n, router: policy } } : {};
+}
 import { checkSimLimits } from './sim-limits.js';
 import { writeRunFolder } from '../store/run-folder.js';
 import { setupPredictWorkload } from '../runplan/workload-setup.js';
@@ -38,7 +55,7 @@ export async function predictCommand(
   opts: RunOptions,
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   calibrationFlags?: CalibrationFlags,
-  features: { specDecode?: SpecDecode; slots?: SlotOptions } = {},
+  features: { specDecode?: SpecDecode; slots?: SlotOptions; cluster?: { replicas: number; router: RouterPolicy } } = {},
 ): Promise<{ doc: RunSummaryDoc; exitCode: number }> {
   const human = opts.json ? io.stderr : io.stdout;
   if (opts.columns) parseColumns(opts.columns.join(','));
@@ -58,7 +75,8 @@ export async function predictCommand(
   }, calibrationFlags, human);
   const engineOptions = { ...calibrated.engine, ...(features.specDecode ? { specDecode: features.specDecode } : {}) };
   const started = performance.now();
-  const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed, drainMs: opts.drainSeconds * 1000 });
+  const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed, drainMs: opts.drainSeconds * 1000, ...(features.cluster ? { cluster: features.cluster } : {}) });
+  if (features.cluster) human.write(`cluster: ${features.cluster.replicas} replicas behind a ${features.cluster.router} router, each with its own KV and prefix cache (as inferbench sim --replicas serves them)\n`);
   const d = runner.description;
   // Lengths the engine refuses outright exit 2 here; an over-long context is one warning line.
   for (const line of checkSimLimits(opts, resolveSimEngine(engineOptions))) io.stderr.write(`${line}\n`);

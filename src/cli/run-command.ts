@@ -9,6 +9,7 @@ import { executeRunPlan } from '../runplan/execute.js';
 import { httpPlanRunner } from '../runplan/runners.js';
 import type { RunPlan } from '../runplan/schema.js';
 import { openSenders, type PlanSenders } from '../runplan/senders.js';
+import { watchReplicas } from '../runplan/replica-observer.js';
 import { claimDefaultRunFolder, claimRunFolder, type RunLock } from '../store/run-lock.js';
 import { RunWriter, defaultRunDir } from '../store/run-writer.js';
 import { TelemetrySampler } from '../transport/telemetry.js';
@@ -91,7 +92,13 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const meta = { model: context.model, engine: context.engine, profile: opts.profile, plannedStages: planned };
     live = await openLiveFeed({ outDir, ui: extras.ui === true, counters: progress.counters, meta }, say, io.stderr);
     const telemetry = new TelemetrySampler(baseUrl, opts.apiKey);
-    if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics twice a second (running/waiting requests, KV-cache usage)`);
+    // Several replicas: each one's /metrics, onto its own replicas[] entry (the row's server figures would be one replica's).
+    const replicaWatch = senders.replicas && plan.target.replicas ? watchReplicas(plan.target.replicas, senders.replicas, opts.apiKey) : undefined;
+    if (replicaWatch) {
+      const has = await replicaWatch.start();
+      const sampled = plan.target.replicas?.filter((_, i) => has[i]) ?? [];
+      say(`replicas: ${plan.target.replicas?.length} endpoints, ${plan.target.balance ?? 'round-robin'} balancing${sampled.length > 0 ? `; sampling /metrics of ${sampled.join(', ')}` : ''}`);
+    } else if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics twice a second (running/waiting requests, KV-cache usage)`);
     const health = new HealthMonitor();
     const shard = await startShard(plan, runKey, say, run.notes, abort.signal);
     if (shard) base.shard = shard;
@@ -99,7 +106,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     say(resumed ? `resuming ${opts.profile} profile at row ${done.length + 1}; results in ${outDir}` : `running ${opts.profile} profile; results in ${outDir}`);
     const runner = httpPlanRunner(plan, {
       baseUrl,
-      sender: senders.pool ?? senders.target,
+      sender: senders.sender,
       probeTarget: senders.target,
       tokenizer: run.tokenizer,
       workload: run.prompts.workload,
@@ -108,7 +115,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       say,
     });
     const observers = [
-      telemetryObserver(telemetry, run.prompts.workload),
+      replicaWatch ? replicaWatch.observer : telemetryObserver(telemetry, run.prompts.workload),
       progressObserver(progress),
       runWriterObserver(w, done, (stages) => runSummaryDoc(base, stages, false)),
       liveObserver(live, planned),
@@ -117,7 +124,9 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const result = await executeRunPlan(plan, runner, observers, { prompts: run.prompts, signal: abort.signal, ...resume });
     progress.stop();
     telemetry.stop();
-    if (telemetry.series().length > 0) w.writeText('telemetry.jsonl', telemetry.series().map((x) => JSON.stringify(x)).join('\n') + '\n');
+    replicaWatch?.stop();
+    const series: readonly object[] = replicaWatch ? replicaWatch.series() : telemetry.series();
+    if (series.length > 0) w.writeText('telemetry.jsonl', series.map((x) => JSON.stringify(x)).join('\n') + '\n');
     await w.close();
     const clientHealth = health.finish(result.stages, senders.pool ? await senders.pool.stats() : undefined);
     const { doc, exitCode } = await finishRun(base, result, clientHealth, w, io);

@@ -19,6 +19,7 @@ function tableOption(row: FlagSpec): Option {
   const option = opt(GROUP[row.group], flagSyntax(row), row.help, { ...(row.value !== undefined ? { value: row.value } : {}), ...(row.shown !== undefined ? { shown: row.shown } : {}) });
   if (row.choices) option.choices(row.choices);
   if (row.repeatable) option.argParser(collect);
+  if (row.joinRepeats) option.argParser((v: string, prev?: string) => (prev === undefined || prev === row.value ? v : `${prev},${v}`));
   if (row.hidden) option.hideHelp();
   return option;
 }

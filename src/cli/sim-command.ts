@@ -4,7 +4,9 @@ import { parseKvCacheDtypeFlag } from '../config/kv-cache-dtype.js';
 import { loadCatalogFile } from '../sim/catalog/load-file.js';
 import { resolveSimEngine } from '../sim/create.js';
 import { kvCapacityWarning } from '../sim/limits.js';
-import { startSimServer } from '../sim/server/index.js';
+import { startSimServer, type SimServer } from '../sim/server/index.js';
+import { startSimCluster } from '../sim/cluster/cluster.js';
+import type { RouterPolicy } from '../sim/cluster/router.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { parseLengthDist } from '../workload/lengths.js';
 import { parseSpecDecode } from '../sim/engine/spec-decode.js';
@@ -31,6 +33,8 @@ export interface SimFlags {
   enablePromptTokensDetails?: boolean;
   reasoningTokens?: string;
   specDecode?: string;
+  replicas?: string;
+  router?: string;
 }
 
 /** `--model-time-scale X`, or its old name `--time-scale X` (kept: scripts and docs use it). */
@@ -57,10 +61,13 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   const kvCacheDtype = parseKvCacheDtypeFlag(flags.kvCacheDtype, p);
   if (port !== undefined && port > 65535) p.push(`--port ${port} is not a TCP port (0–65535)`);
   if (!LOOPBACK.has(flags.host)) p.push(`--host ${flags.host}: the simulator serves loopback only (127.0.0.1, localhost or ::1)`);
+  const replicas = parseNumber('--replicas', flags.replicas, p, { integer: true, positive: true });
+  if (replicas !== undefined && replicas > 64) p.push(`--replicas ${replicas}: at most 64 engines behind one port`);
+  if (flags.router !== undefined && replicas === undefined) p.push('--router picks among several engines; give --replicas N too');
   if (p.length > 0) throw configError(p.join('; '));
   for (const file of flags.catalog ?? []) loadCatalogFile(file);
 
-  const server = await startSimServer({
+  const serverOptions = {
     engine: flags.engine,
     model: flags.model,
     gpu: flags.gpu,
@@ -78,13 +85,16 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
     ...(flags.enablePromptTokensDetails ? { promptTokensDetails: true } : {}),
     ...(flags.reasoningTokens !== undefined ? { reasoningTokens: parseLengthDist(flags.reasoningTokens, '--reasoning-tokens') } : {}),
     ...(flags.specDecode !== undefined ? { specDecode: parseSpecDecode(flags.specDecode) } : {}),
-  });
+  };
+  const cluster = replicas !== undefined && replicas > 1 ? await startSimCluster({ ...serverOptions, replicas, router: (flags.router ?? 'round-robin') as RouterPolicy }) : undefined;
+  const server = cluster ? { url: cluster.url, description: (cluster.replicas[0] as SimServer).description, close: () => cluster.close() } : await startSimServer(serverOptions);
   const d = server.description;
   const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, kvCacheDtype: d.kvCacheDtype, maxNumSeqs: d.maxNumSeqs, ...(slots.ctxSize !== undefined ? { ctxSize: slots.ctxSize } : {}) }));
   if (warning) io.stderr.write(`${warning}\n`);
   io.stdout.write(
     `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +
       `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''}, max ${d.maxNumSeqs} sequences${d.prefixCaching ? ', prefix caching' : ''}; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
+      (cluster ? `  ${cluster.replicas.length} replicas behind ${cluster.url}, each with its own KV cache and prefix cache; router ${flags.router ?? 'round-robin'}, its pick in the x-sim-replica response header (run --replica-header x-sim-replica)\n` : '') +
       `${scaleLine(timeScale)}  press Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {

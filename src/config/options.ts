@@ -18,6 +18,14 @@ import type { ReportFormat } from './flags/outputs.js';
 export interface TargetSection {
   /** Undefined: start the simulated engine in-process and benchmark it. */
   target?: string;
+  /** Several replicas (`--target URL,URL,…`): every URL in order, the first being `target`; absent for one. */
+  targets?: string[];
+  /** How requests are spread over `targets` (default round-robin). */
+  balance?: 'round-robin' | 'least-inflight' | 'session';
+  /** Conversations: the header that names the conversation on every turn (as typed; the run's default is X-Session-ID). */
+  sessionHeader?: string;
+  /** The response header that names the replica that served each request (a router's). */
+  replicaHeader?: string;
   api: ApiName | 'auto';
   model?: string;
   apiKey?: string;

@@ -14,15 +14,23 @@ export function resolveTargetSection(f: FlagReader, env: NodeJS.ProcessEnv, noti
   const p = f.problems;
   const raw = f.text('target');
   let target: string | undefined;
-  if (raw !== undefined) {
+  const urls: string[] = [];
+  // Several replicas: URL,URL,… (a repeated --target arrives joined the same way).
+  for (const one of raw === undefined ? [] : raw.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
     try {
-      const u = new URL(raw);
+      const u = new URL(one);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
-      target = stripV1Suffix(u, notices);
+      urls.push(stripV1Suffix(u, notices));
     } catch {
-      p.push(`--target ${JSON.stringify(raw)} is not an http(s) URL; write it like --target http://127.0.0.1:8000`);
+      p.push(`--target ${JSON.stringify(one)} is not an http(s) URL; write it like --target http://127.0.0.1:8000 (several: URL,URL)`);
     }
   }
+  if (raw !== undefined && urls.length === 0 && p.length === 0) p.push('--target is empty; write it like --target http://127.0.0.1:8000');
+  target = urls[0];
+  if (new Set(urls).size < urls.length) p.push(`--target lists a URL twice (${urls.join(', ')}); list each replica once`);
+  const targets = urls.length > 1 ? urls : undefined;
+  const balance = f.given('balance');
+  if (balance !== undefined && targets === undefined) p.push('--balance spreads requests over several replicas; give them as --target URL,URL,…');
   const api = f.orDefault('api') ?? 'auto';
   const ms = (s: number | undefined): number | undefined => (s === undefined ? undefined : s * 1000);
   const timeouts: Partial<Timeouts> = defined({
@@ -38,6 +46,10 @@ export function resolveTargetSection(f: FlagReader, env: NodeJS.ProcessEnv, noti
   const reasoningFormat = f.given('reasoningFormat');
   return defined({
     target,
+    targets,
+    balance: targets ? (balance ?? 'round-robin') : undefined,
+    sessionHeader: f.given('sessionHeader'),
+    replicaHeader: f.given('replicaHeader'),
     api,
     model: f.given('model'),
     apiKey: f.given('apiKey') ?? (env['OPENAI_API_KEY'] || undefined),

@@ -21,6 +21,7 @@ const target = new HttpTarget({
   connections: setup.connections,
   ...(setup.timeouts ? { timeouts: setup.timeouts } : {}),
   ...(setup.apiKey ? { apiKey: setup.apiKey } : {}),
+  ...(setup.replicaHeader ? { replicaHeader: setup.replicaHeader } : {}),
 });
 const clock = measureClockBase();
 /** Worker stamp + toCoordinator = the coordinator's performance.now() at the same instant. */

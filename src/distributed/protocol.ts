@@ -10,6 +10,8 @@ export interface WorkerSetup {
   connections: number;
   timeouts?: Partial<Timeouts>;
   apiKey?: string;
+  /** `--replica-header`: the response header naming the replica that served each request. */
+  replicaHeader?: string;
   /** The coordinator's clock: the worker puts its stamps on it before sending them back. */
   coordinatorClock: ClockBase;
 }

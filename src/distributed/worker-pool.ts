@@ -22,6 +22,7 @@ export interface WorkerPoolOptions {
   connections: number;
   timeouts?: Partial<Timeouts>;
   apiKey?: string;
+  replicaHeader?: string;
 }
 
 /** How long before an open-loop request's scheduled time it is handed to its worker (the worker waits for the time). */
@@ -55,6 +56,7 @@ export class WorkerPool implements ExchangeSender {
             connections: opts.connections,
             ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
             ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+            ...(opts.replicaHeader ? { replicaHeader: opts.replicaHeader } : {}),
             coordinatorClock,
           };
           const worker = startModuleWorker(import.meta.url, 'exchange-worker', setup);

@@ -27,7 +27,7 @@ export interface SendRoute {
  * each own one. `worker` says which worker sent it.
  */
 export interface ExchangeSender {
-  send(plan: HttpRequestPlan, dialect: Dialect, request: GenerationRequest, signal?: AbortSignal, route?: SendRoute): Promise<Exchange & { worker?: number }>;
+  send(plan: HttpRequestPlan, dialect: Dialect, request: GenerationRequest, signal?: AbortSignal, route?: SendRoute): Promise<Exchange & { worker?: number; replica?: number }>;
   abortAll(reason?: string): void;
   /** ms before its scheduled time an open-loop request may be handed over (the sender waits for the time itself). */
   readonly leadMs?: number;
@@ -52,6 +52,8 @@ export interface HttpRunnerOptions {
   shard?: ShardSpec;
   /** How reasoning is told from the answer (metrics/reasoning.ts). */
   reasoningFormat?: ReasoningFormat;
+  /** Conversations: this header names the conversation on every turn (`--session-header`, for a router's affinity). */
+  sessionHeader?: string;
 }
 
 interface Sent {
@@ -74,6 +76,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
   opts.signal?.addEventListener('abort', () => target.abortAll(), { once: true });
 
   const lead = target.leadMs ?? 0;
+  const replicaNumbers = new Map<string, number>();
   const send: Send = async ({ stage, warmup, itemIndex }, item, id, scheduledAtMs, clientQueueMs) => {
     const request: GenerationRequest = {
       model: opts.model,
@@ -90,7 +93,9 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
     const route: SendRoute = { affinity: itemIndex, keepText: item.conversation !== undefined || opts.reasoningFormat === 'think-tags' };
     // Handed over early (a worker pool): the worker itself waits for the scheduled time.
     if (lead > 0) route.notBeforeMs = scheduledAtMs;
-    const plan = dialect.buildRequest(request);
+    const built = dialect.buildRequest(request);
+    // A router keeps a conversation on one replica by this header: the same value on every turn.
+    const plan = opts.sessionHeader && item.conversation ? { ...built, headers: { ...built.headers, [opts.sessionHeader]: `${opts.seed}-${item.conversation.id}` } } : built;
     // The body carries the images already: a worker thread needs the request only to read the reply, not a copy of them.
     const { images: _images, ...forReply } = request;
     const ex = await target.send(plan, dialect, forReply, opts.signal, route);
@@ -107,6 +112,8 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       ...(opts.reasoningFormat ? { reasoningFormat: opts.reasoningFormat } : {}),
     });
     if (ex.worker !== undefined) record.worker = ex.worker;
+    if (ex.replica !== undefined) record.replica = ex.replica;
+    else if (ex.replicaTag !== undefined) replicaFromHeader(record, ex.replicaTag, replicaNumbers);
     return { record, replyText: item.conversation ? ex.textParts.join('') : '' };
   };
 
@@ -130,6 +137,24 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       });
     },
   };
+}
+
+/**
+ * `--replica-header`: the replica a router says served the request. A whole number is the replica's index; any other
+ * text is numbered by its first appearance in this run (and kept as the record's replicaName).
+ */
+function replicaFromHeader(record: RequestRecord, tag: string, replicaNumbers: Map<string, number>): void {
+  if (/^\d{1,6}$/.test(tag)) {
+    record.replica = Number(tag);
+    return;
+  }
+  let n = replicaNumbers.get(tag);
+  if (n === undefined) {
+    n = replicaNumbers.size;
+    replicaNumbers.set(tag, n);
+  }
+  record.replica = n;
+  record.replicaName = tag;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ReplicaTally } from './replica-figures.js';
 import { DDSketch } from '@datadog/sketches-js';
 import { meetsRequestSlo } from './derive.js';
 import { errorText, type RequestRecord } from './record.js';
@@ -116,6 +117,8 @@ export class StageAccumulator {
   specReported = 0;
   specVerifySteps = 0;
   specOutputTokens = 0;
+  /** Several replicas (--target URL,URL or --replica-header): each one's measured requests. */
+  readonly replicas = new ReplicaTally();
 
   constructor(private readonly slo?: { ttftMs?: number; itlMs?: number; e2eMs?: number }) {}
 
@@ -149,6 +152,7 @@ export class StageAccumulator {
       return;
     }
     this.measured++;
+    if (r.replica !== undefined) this.replicas.add(r as RequestRecord & { replica: number });
     if (r.retries) this.retried++;
     if (r.conversationId !== undefined) {
       const s = this.sessions.get(r.conversationId);

@@ -6,6 +6,7 @@ import { CHANCE_SHARED_TOKENS } from './cache-chance.js';
 import { driftWarning } from './drift.js';
 import { StageAccumulator } from './accumulator.js';
 import { computeStats, type Stats } from './stats.js';
+import { replicaWarnings } from './replica-figures.js';
 import { windowFigures } from './window-figures.js';
 import { steadyStateFigures } from './steady-state.js';
 import type { StageInput, StageInputWindowRules } from './stage-input.js';
@@ -142,6 +143,11 @@ export function summarizeStage(result: StageInput, slo?: Slo, options: { steadyS
   if (acc.cacheReported > 0 && acc.promptTokensWithCacheInfo > 0) {
     summary.prefixCacheHitRate = acc.cachedPromptTokens / acc.promptTokensWithCacheInfo;
     summary.prefixCacheSource = 'usage';
+  }
+  if (acc.replicas.size > 0) {
+    summary.replicas = acc.replicas.figures(durationS);
+    const lines = replicaWarnings(summary.replicas);
+    if (lines.length > 0) summary.replicaWarnings = lines;
   }
   if (acc.specReported > 0 && acc.specVerifySteps > 0) {
     summary.specAcceptLength = { tokensPerVerify: acc.specOutputTokens / acc.specVerifySteps, verifySteps: acc.specVerifySteps, requests: acc.specReported };

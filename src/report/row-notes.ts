@@ -3,6 +3,7 @@ import { MIN_PERCENTILE_SAMPLES } from '../metrics/summary.js';
 import { capMismatch } from '../metrics/cap-check.js';
 import { noneFinished, sweepOrder } from './layouts.js';
 import { interruptedNote } from './row-status.js';
+import { replicaNoteLines } from './replica-lines.js';
 
 const f2 = (n: number): string => n.toFixed(2);
 
@@ -87,6 +88,7 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
     });
     out.push(`‡ WARNING: the server answered from its prefix cache although every prompt was unique at its start — TTFT is lower than for new prompts (has it served this --seed's prompts before? restart it or pass another --seed): ${list.join('; ')}`);
   }
+  out.push(...replicaNoteLines(rows));
   const busy = rows.filter((s) => s.idleWait && !s.idleWait.idle);
   if (busy.length > 0) {
     out.push(`§ started on a busy server (still busy after waiting): ${busy.map((s) => `${s.label} (waited ${s.idleWait?.waitedS.toFixed(1)} s, ${s.idleWait?.method})`).join('; ')}`);

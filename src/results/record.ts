@@ -94,6 +94,13 @@ export const requestRecordSchema = z.object({
   worker: z.number().optional(),
   /** `--repeat N`: which run of its row (0-based). */
   repeat: z.number().optional(),
+  /**
+   * Several replicas (`--target URL,URL`): the 0-based index of the endpoint that served it in --target's list; behind
+   * one router (`--replica-header NAME`): the replica the response header named (its number, or its order of first
+   * appearance when the header is not a number, with the header's text in `replicaName`).
+   */
+  replica: z.number().optional(),
+  replicaName: z.string().optional(),
   /** `run --shard I/N` (and merged runs): the shard that sent it. */
   shard: z.number().optional(),
   /** Sent again on a fresh connection because the server had closed the reused one before reading it (sentAtMs is the retry's). */

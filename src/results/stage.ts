@@ -63,6 +63,32 @@ export const repeatIntervalSchema = z.object({
 });
 export type RepeatInterval = z.output<typeof repeatIntervalSchema>;
 
+/**
+ * One replica's part of a row (several --target URLs, or a router's --replica-header): its measured requests and
+ * their figures (same definitions as the row's), and the replica's own /metrics where it has them.
+ */
+export const replicaFiguresSchema = z.object({
+  index: z.number(),
+  /** The endpoint (--target's list); a router's replica: the header's value. */
+  url: z.string().optional(),
+  name: z.string().optional(),
+  sent: z.number(),
+  ok: z.number(),
+  errors: z.number(),
+  incomplete: z.number(),
+  ttftMs: z.object({ p50: figure, p99: figure }).optional(),
+  itlMs: z.object({ p50: figure, p99: figure }).optional(),
+  /** Output tokens of the replica's measured successes over the row's window length (the row's own division). */
+  outputTokenThroughput: figure,
+  /** Σ cached / Σ prompt tokens where usage reported them, else the replica's own /metrics over the row. */
+  prefixCacheHitRate: z.number().optional(),
+  prefixCacheSource: z.enum(['usage', 'server-counters', 'server-gauge']).optional(),
+  /** The replica stopped answering (connections refused) during the row: when (s from the row's start) and the error. */
+  down: z.object({ atS: z.number(), error: z.string() }).optional(),
+  server: serverTelemetrySchema.optional(),
+});
+export type ReplicaFigures = z.output<typeof replicaFiguresSchema>;
+
 /** With --slo: the share of the row's measured requests that met every limit, in percent. */
 export const sloAttainmentSchema = z.object({ percent: z.number(), met: z.number(), of: z.number() });
 
@@ -217,6 +243,10 @@ export const stageSummarySchema = z.object({
   repeat: z.number().optional(),
   /** The server's own gauges over the row, from its Prometheus /metrics (when it has one). */
   server: serverTelemetrySchema.optional(),
+  /** Several replicas: each one's figures, in --target's order (or by the router's replica number). */
+  replicas: z.array(replicaFiguresSchema).optional(),
+  /** A replica markedly slower, busier or down compared with the rest (one line per finding, printed under the table). */
+  replicaWarnings: z.array(z.string()).optional(),
   interrupted: z.boolean().default(false),
 });
 export type StageSummary = z.output<typeof stageSummarySchema>;

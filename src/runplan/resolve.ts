@@ -44,6 +44,7 @@ export function resolveRunPlan(opts: RunOptions, probes: PlanProbes): RunPlan {
     tool: { name: 'inferbench', version: probes.toolVersion },
     target: {
       url: opts.target ?? null,
+      ...(opts.targets ? { replicas: [...opts.targets], balance: opts.balance ?? 'round-robin' } : {}),
       ...(probes.sim ? { sim: sim as NonNullable<RunPlan['target']['sim']> } : {}),
       api: opts.api,
       ...(opts.model !== undefined ? { model: opts.model } : {}),
@@ -54,6 +55,7 @@ export function resolveRunPlan(opts: RunOptions, probes: PlanProbes): RunPlan {
       forceLength: opts.forceLength,
       ...(opts.extraBody ? { extraBody: structuredClone(opts.extraBody) } : {}),
       ...(opts.reasoningFormat ? { reasoningFormat: opts.reasoningFormat } : {}),
+      ...defined({ sessionHeader: opts.sessionHeader, replicaHeader: opts.replicaHeader }),
       timeouts: { ...opts.timeouts },
     },
     tokenizer: { ...(w.tokenizer !== undefined ? { requested: w.tokenizer } : {}), ...(probes.tokenizer ? { resolved: { ...probes.tokenizer } } : {}) },
@@ -160,6 +162,10 @@ export function planRunOptions(plan: RunPlan, over: PlanOverrides = {}): RunOpti
     },
     ...defined({
       target: target.url ?? undefined,
+      targets: target.replicas ? [...target.replicas] : undefined,
+      balance: target.balance,
+      sessionHeader: request.sessionHeader,
+      replicaHeader: request.replicaHeader,
       model: target.model ?? sim?.model,
       engine: sim?.engine,
       kvCacheDtype: sim?.kvCacheDtype,

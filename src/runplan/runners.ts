@@ -18,6 +18,7 @@ import type { Tokenizer } from '../workload/tokenizer.js';
 import type { Workload } from '../workload/types.js';
 import type { PlanRunner } from './execute.js';
 import { dialectOf } from './probe.js';
+import { DEFAULT_SESSION_HEADER } from '../config/flags/target.js';
 import { planRunOptions } from './resolve.js';
 import type { RunPlan } from './schema.js';
 import { hopelessReason } from './stop-reason.js';
@@ -63,6 +64,7 @@ export function httpPlanRunner(plan: RunPlan, deps: HttpRunnerDeps): PlanRunner 
         drainMs: window.drainSeconds * 1000,
         ...(plan.slo ? { slo: plan.slo } : {}),
         ...(request.extraBody ? { extraBody: request.extraBody } : {}),
+        sessionHeader: request.sessionHeader ?? DEFAULT_SESSION_HEADER,
         onDispatch: events.onDispatch,
         onRecord: (r) => {
           if (r.status === 'incomplete') cutByRow.set(r.stage, (cutByRow.get(r.stage) ?? 0) + 1);

@@ -128,6 +128,10 @@ const request = z.strictObject({
   forceLength: z.boolean(),
   extraBody: z.record(z.string(), z.unknown()).optional(),
   reasoningFormat: z.enum(['fields', 'think-tags']).optional(),
+  /** Conversations: the header naming the conversation on every turn (`--session-header`). */
+  sessionHeader: z.string().optional(),
+  /** The response header naming the replica that served a request (`--replica-header`). */
+  replicaHeader: z.string().optional(),
   timeouts: z.strictObject({
     connectMs: z.number().positive().optional(),
     firstByteMs: z.number().positive().optional(),
@@ -177,6 +181,9 @@ export const runPlanSchema = z.strictObject({
   target: z.strictObject({
     /** null: the built-in simulated engine, started in-process with `sim`. */
     url: z.string().nullable(),
+    /** Several replicas (`--target URL,URL,…`): every URL in order (`url` is the first) and how requests are spread. */
+    replicas: z.array(z.string()).min(2).optional(),
+    balance: z.enum(['round-robin', 'least-inflight', 'session']).optional(),
     sim: simTarget.optional(),
     api: z.string(),
     model: z.string().optional(),

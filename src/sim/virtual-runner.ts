@@ -11,6 +11,7 @@ import { type ResolvedSimEngine, type SimEngineDescription, type SimEngineOption
 import { Engine, SimRejectedError } from './engine/engine.js';
 import type { SimEngineStats } from './types.js';
 import { blockHashes, chatTokenIds, completionTokenIds } from './wire/prompt-hash.js';
+import { promptText, SimRouter, type RouterPolicy } from './cluster/router.js';
 
 /** Prompt block hashes of an item with text, as the HTTP sim would compute them (prefix caching). */
 function itemBlockHashes(item: WorkItem): { blockHashes?: number[] } {
@@ -25,6 +26,8 @@ export interface VirtualRunnerOptions {
   drainMs?: number;
   /** `--shard I/N`: predict this shard's part of each row. */
   shard?: ShardSpec;
+  /** `predict --replicas N --router P`: N engines behind the simulated router, as `sim --replicas` serves them. */
+  cluster?: { replicas: number; router: RouterPolicy };
 }
 
 export interface VirtualStageRunner extends StageRunner {
@@ -50,6 +53,7 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
         const engineSeed = seed + index * 7919 + REPEAT_SEED_STRIDE * (spec.repeat ?? 0);
         const r = runVirtualStage(resolved, spec, index, firstRequestId, clockMs, engineSeed, {
           runSeed: seed, ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}), ...(opts.shard ? { shard: opts.shard } : {}),
+          ...(opts.cluster && opts.cluster.replicas > 1 ? { cluster: opts.cluster } : {}),
         });
         clockMs = r.result.endedAtMs;
         stats = r.stats;
@@ -66,6 +70,7 @@ export interface VirtualStageOptions {
   runSeed?: number;
   drainMs?: number;
   shard?: ShardSpec;
+  cluster?: { replicas: number; router: RouterPolicy };
 }
 
 /**
@@ -86,7 +91,9 @@ export function runVirtualStage(
   }
   const clock = new VirtualClock(startMs);
   // `admit`: requests the engine's HTTP front would refuse fail here with its status and message.
-  const engine = new Engine({ ...resolved.config, seed, admit: resolved.admit }, clock);
+  // A cluster: each replica its own engine (own KV and prefix cache, own seed) on the one clock, behind the router.
+  const engines = Array.from({ length: opts.cluster?.replicas ?? 1 }, (_, i) => new Engine({ ...resolved.config, seed: seed + i, admit: resolved.admit }, clock));
+  const router = opts.cluster ? new SimRouter(opts.cluster.replicas, opts.cluster.router) : undefined;
   const { ingestMs, timeScale } = resolved.config;
   // Hashing costs a tokenization per request: only for workloads that share prefixes on purpose.
   const hashPrompts = resolved.config.prefixCaching === true && spec.workload.sharesPrefixes === true;
@@ -100,12 +107,18 @@ export function runVirtualStage(
   const start: StartRequest = (req, done) => {
     const item = spec.workload.item(req.itemIndex);
     const sentAtMs = clock.now();
+    const replica = router ? router.pick(promptText(item.messages ? { messages: item.messages } : { prompt: item.prompt })) : 0;
+    const engine = engines[replica] as Engine;
+    router?.started(replica);
     const ex: Exchange = { sentAtMs, endAtMs: sentAtMs, contentTimesMs: [], textParts: [], done: false };
     const finish = (at: number): void => {
       live.delete(req.id);
+      router?.ended(replica);
       ex.endAtMs = at;
       ex.usage = { promptTokens: item.promptTokens, outputTokens: ex.contentTimesMs.length, source: 'server-usage' };
-      done(buildRecord(ex, { id: req.id, stage: req.stage, warmup: req.warmup, scheduledAtMs: req.scheduledAtMs, clientQueueMs: req.clientQueueMs, item }));
+      const record = buildRecord(ex, { id: req.id, stage: req.stage, warmup: req.warmup, scheduledAtMs: req.scheduledAtMs, clientQueueMs: req.clientQueueMs, item });
+      if (router) record.replica = replica;
+      done(record);
     };
     try {
       const handle = engine.submit(
@@ -156,5 +169,5 @@ export function runVirtualStage(
   records.sort((a, b) => a.endAtMs - b.endAtMs || a.id - b.id);
   // The records are kept: the summary comes from them.
   const { requestCount: _count, ...result } = outcome.result;
-  return { result: { ...result, records }, stats: engine.stats() };
+  return { result: { ...result, records }, stats: (engines[0] as Engine).stats() };
 }

@@ -46,6 +46,8 @@ export class ExchangeRecorder {
     req: GenerationRequest | undefined,
     private readonly apiKey: string | undefined,
     private readonly resolve: (ex: Exchange) => void,
+    /** Lower-case name of the response header that names the serving replica (`--replica-header`). */
+    private readonly replicaHeader?: string,
   ) {
     this.parser = dialect.createParser(req);
     this.framer = createFramer(plan.framing, (payload, field) => {
@@ -68,6 +70,10 @@ export class ExchangeRecorder {
     // The server's id for this request, to join the record with server-side traces (the sim's truth).
     const rid = header('x-sim-request-id') ?? header('x-request-id');
     if (rid !== undefined) this.ex.serverRequestId = rid;
+    if (this.replicaHeader !== undefined) {
+      const tag = header(this.replicaHeader);
+      if (tag !== undefined) this.ex.replicaTag = tag;
+    }
     // Failures are recorded, never retried behind the user's back; Retry-After goes into the message.
     // Counts some servers send only as headers (TEI's x-compute-tokens); body usage, if any, is merged over it.
     const headerUsage = this.ok ? this.dialect.usageFromHeaders?.(header) : undefined;

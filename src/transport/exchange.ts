@@ -29,6 +29,8 @@ export interface Exchange {
   httpStatus?: number;
   /** The server's request id header (x-sim-request-id, else x-request-id), when it sends one. */
   serverRequestId?: string;
+  /** `--replica-header NAME`: that response header's value (which replica a router sent the request to). */
+  replicaTag?: string;
   /** Arrival time of every content-bearing chunk (first = first token). Several frames in one read share a time. */
   contentTimesMs: number[];
   /** Exact generated tokens summed over frames that reported them; undefined if any content frame did not. */

@@ -17,6 +17,8 @@ export interface HttpTargetOptions {
    * Default: h1 for http:, undici for https:.
    */
   client?: 'h1' | 'undici';
+  /** A response header naming the replica that served each request (`--replica-header`; any case). */
+  replicaHeader?: string;
 }
 
 /** One origin, one connection pool; the per-request observation is ExchangeRecorder's, whichever client sends. */
@@ -25,12 +27,14 @@ export class HttpTarget {
   private readonly client: HttpClient;
   private readonly authHeader: string | undefined;
   private readonly apiKey: string | undefined;
+  private readonly replicaHeader: string | undefined;
 
   constructor(opts: HttpTargetOptions) {
     const url = new URL(opts.baseUrl);
     const pathPrefix = url.pathname.replace(/\/+$/, '');
     this.timeouts = { ...defaultTimeouts, ...opts.timeouts };
     this.apiKey = opts.apiKey || undefined;
+    this.replicaHeader = opts.replicaHeader?.toLowerCase();
     this.authHeader = opts.apiKey ? `Bearer ${opts.apiKey}` : undefined;
     const h1 = (opts.client ?? (url.protocol === 'http:' ? 'h1' : 'undici')) === 'h1' && url.protocol === 'http:';
     this.client = h1
@@ -46,7 +50,7 @@ export class HttpTarget {
   /** Send one request; resolves (never rejects) with everything observed. */
   send(plan: HttpRequestPlan, dialect: Dialect, req?: GenerationRequest, signal?: AbortSignal): Promise<Exchange> {
     return new Promise<Exchange>((resolve) => {
-      const rec = new ExchangeRecorder(plan, dialect, req, this.apiKey, resolve);
+      const rec = new ExchangeRecorder(plan, dialect, req, this.apiKey, resolve, this.replicaHeader);
       // One listener per request would pile up on a shared signal; a stop goes through abortAll() instead.
       if (signal?.aborted) {
         rec.fail('E_ABORTED', 'run stopped before the request was sent');

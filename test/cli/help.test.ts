@@ -50,6 +50,7 @@ describe('--help in groups, with defaults and examples (issue 17, item 6)', () =
     const found = blocks(help).filter((b) => b.heading.endsWith(':') && b.heading !== 'Options:' && b.heading !== 'Examples:');
     expect(found.map((b) => b.heading)).toEqual([
       GROUP.target,
+      GROUP.replicas,
       GROUP.load,
       GROUP.workload,
       GROUP.sources,

@@ -5,6 +5,8 @@
  */
 export const GROUP = {
   target: 'Target:',
+  /** Several replicas, routers and session affinity (issue 34). */
+  replicas: 'Replicas and routers:',
   filters: 'Filters:',
   /** `compare`: what makes two runs comparable. */
   matching: 'Matching runs:',

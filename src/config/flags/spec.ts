@@ -40,6 +40,8 @@ export interface FlagSpec {
   readonly hidden?: boolean;
   /** May be given more than once; the values (each comma-separated) are collected into one list. */
   readonly repeatable?: boolean;
+  /** May be given more than once; the values are joined with commas into one text (`--target A --target B` = `A,B`). */
+  readonly joinRepeats?: boolean;
   /** The flag means nothing without another (its name): the one-line problem when that one is missing. */
   readonly needs?: { readonly flag: string; readonly problem: string };
 }

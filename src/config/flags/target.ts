@@ -2,7 +2,8 @@
 import { SIM_ENGINE_NAMES } from '../../sim/engine/profiles.js';
 import { DEFAULT_SIM } from '../../sim/default-sim.js';
 import { KV_CACHE_DTYPE_HELP, parseKvCacheDtypeFlag } from '../kv-cache-dtype.js';
-import { parseJsonObject } from '../parse.js';
+import { parseJsonObject, type Problems } from '../parse.js';
+import { BALANCE_POLICIES } from '../../load/replica-sender.js';
 import { choice, seconds, text, wholeNumber } from './parsers.js';
 import { flag, type FlagCommand } from './spec.js';
 
@@ -20,12 +21,25 @@ export const API_CHOICES = [
   'openai-embeddings',
   'tei-embeddings',
 ] as const;
+/** An HTTP header name (RFC 9110 token). */
+function headerName(raw: string, p: Problems, flag: string): string | undefined {
+  if (/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(raw)) return raw;
+  p.push(`${flag} ${JSON.stringify(raw)} is not an HTTP header name; write it like ${flag} X-Session-ID`);
+  return undefined;
+}
+export const DEFAULT_SESSION_HEADER = 'X-Session-ID';
 const REASONING_FORMATS = ['fields', 'think-tags'] as const;
 const RUN: readonly FlagCommand[] = ['run'];
 
 export const TARGET_FLAGS = [
-  flag({ name: 'target', arg: 'url', section: 'target', group: 'target', commands: RUN, shown: 'the built-in simulated engine',
+  flag({ name: 'target', arg: 'url', section: 'target', group: 'target', commands: RUN, shown: 'the built-in simulated engine', joinRepeats: true,
     help: 'server base URL, e.g. http://127.0.0.1:8000' }),
+  flag({ name: 'balance', arg: 'policy', section: 'target', group: 'replicas', commands: RUN, shown: 'round-robin', choices: BALANCE_POLICIES,
+    help: 'over several --target URL,URL,… (or repeated): round-robin | least-inflight | session (a conversation stays on one replica)', parse: choice(BALANCE_POLICIES) }),
+  flag({ name: 'session-header', arg: 'name', section: 'target', group: 'replicas', commands: RUN, shown: DEFAULT_SESSION_HEADER,
+    help: "conversations: sent with the conversation's id on every turn (a router's affinity)", parse: headerName }),
+  flag({ name: 'replica-header', arg: 'name', section: 'target', group: 'replicas', commands: RUN,
+    help: 'response header naming the replica that served each request (a router): per-replica figures behind one URL', parse: headerName }),
   flag({ name: 'api', arg: 'name', section: 'target', group: 'target', commands: RUN, value: 'auto',
     help: `${API_CHOICES.join(' | ')} (auto picks a generation API)`, parse: choice(API_CHOICES) }),
   flag({ name: 'model', arg: 'name', section: 'target', group: 'target', commands: RUN, shown: `the server's first /v1/models entry; simulated: ${DEFAULT_SIM.model}`,

@@ -1,0 +1,114 @@
+/**
+ * `inferbench sim --replicas N --router P` (issue 34 items 2 and 3): four engines behind one port, measured over HTTP
+ * with `run --replica-header x-sim-replica`. A shared-prefix workload with more prefix groups than a replica sees
+ * twice under round-robin: prefix-aware routing sends each group to one replica, so it misses once per group where
+ * round-robin misses once per group and replica.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../../src/metrics/record.js';
+import type { RunSummaryDoc } from '../../src/report/run-summary.js';
+import { startSimCluster, type SimCluster } from '../../src/sim/cluster/cluster.js';
+import { SimRouter, blockChain } from '../../src/sim/cluster/router.js';
+import { runCli } from '../helpers/cli.js';
+
+function readRun(dir: string): { doc: RunSummaryDoc; records: RequestRecord[] } {
+  const doc = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummaryDoc;
+  const records = readFileSync(join(dir, 'requests.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as RequestRecord);
+  return { doc, records };
+}
+
+const cluster = (router: 'round-robin' | 'prefix-aware'): Promise<SimCluster> =>
+  startSimCluster({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 5, modelTimeScale: 3, promptTokensDetails: true, port: 0, replicas: 4, router });
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? (s[s.length >> 1] as number) : ((s[(s.length >> 1) - 1] as number) + (s[s.length >> 1] as number)) / 2;
+};
+
+describe('SimRouter', () => {
+  it('round-robin takes turns; least-load takes the idlest; prefix-aware follows the longest seen prefix', () => {
+    const rr = new SimRouter(3, 'round-robin');
+    expect([0, 1, 2, 3].map(() => rr.pick('x'))).toEqual([0, 1, 2, 0]);
+    const ll = new SimRouter(3, 'least-load');
+    ll.started(0);
+    ll.started(1);
+    expect(ll.pick(undefined)).toBe(2);
+    const pa = new SimRouter(4, 'prefix-aware');
+    const a = 'a'.repeat(1024);
+    const b = 'b'.repeat(1024);
+    const first = pa.pick(`${a}one`);
+    pa.started(first);
+    const other = pa.pick(`${b}two`);
+    expect(other).not.toBe(first);
+    expect(pa.pick(`${a}three`)).toBe(first);
+    expect(blockChain('x'.repeat(600))).toHaveLength(2);
+  });
+});
+
+describe('inferbench sim --replicas 4 over HTTP', () => {
+  let prefix: SimCluster;
+  let rr: SimCluster;
+  let tmp: string;
+  beforeAll(async () => {
+    prefix = await cluster('prefix-aware');
+    rr = await cluster('round-robin');
+    tmp = mkdtempSync(join(tmpdir(), 'inferbench-cluster-'));
+  });
+  afterAll(async () => {
+    await prefix.close();
+    await rr.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const run = async (c: SimCluster, name: string): Promise<{ doc: RunSummaryDoc; records: RequestRecord[]; stdout: string }> => {
+    const out = join(tmp, name);
+    const res = await runCli([
+      'run', '--target', c.url, '--replica-header', 'x-sim-replica', '--profile', 'concurrent', '--concurrency', '4', '--max-requests', '72',
+      '--prompt-tokens', '3072', '--prefix-tokens', '3000', '--prefix-groups', '24', '--output-tokens', '8', '--tokenizer', 'approx',
+      '--no-progress', '--idle-wait', '0', '--out', out,
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    return { ...readRun(out), stdout: res.stdout };
+  };
+
+  it('prefix-aware routing has a higher cache hit rate and a lower TTFT than round-robin; per-replica figures come from the header', async () => {
+    const pa = await run(prefix, 'prefix-aware');
+    const robin = await run(rr, 'round-robin');
+    for (const [r, c] of [[pa, prefix], [robin, rr]] as const) {
+      // Every answered request names its replica (a cool-down request cut before its headers cannot), and no replica served more than the router sent it.
+      const answered = r.records.filter((x) => x.headersAtMs !== undefined);
+      expect(answered.length).toBeGreaterThanOrEqual(72);
+      expect(answered.every((x) => x.replica !== undefined && x.replica >= 0 && x.replica < 4)).toBe(true);
+      const routed = c.routed();
+      for (let i = 0; i < 4; i++) expect(r.records.filter((x) => x.replica === i).length).toBeLessThanOrEqual(routed[i] as number);
+      const row = r.doc.stages[0];
+      expect(row?.replicas?.map((x) => x.index)).toEqual([0, 1, 2, 3]);
+      for (const rep of row?.replicas ?? []) expect(rep.sent).toBe(r.records.filter((x) => x.replica === rep.index && !x.warmup).length);
+      expect(r.stdout).toMatch(/replica 3: \d+\/\d+ ok, TTFT p50/);
+    }
+    const hitPa = pa.doc.stages[0]?.prefixCacheHitRate as number;
+    const hitRr = robin.doc.stages[0]?.prefixCacheHitRate as number;
+    expect(hitPa).toBeGreaterThan(hitRr + 0.1);
+    const ttft = (r: typeof pa): number => median(r.records.filter((x) => !x.warmup && x.status === 'ok').map((x) => x.ttftMs as number));
+    expect(ttft(pa)).toBeLessThan(ttft(robin));
+  });
+});
+
+describe('predict --replicas N --router P (virtual time)', () => {
+  it('four round-robin replicas carry a rate one engine cannot, each getting a quarter of the requests', async () => {
+    const args = ['--profile', 'constant', '--rate', '20', '--max-requests', '200', '--prompt-tokens', '1024', '--output-tokens', '128', '--json'];
+    const four = await runCli(['predict', '--replicas', '4', '--router', 'round-robin', ...args]);
+    expect(four.code, four.stderr).toBe(0);
+    const row = (JSON.parse(four.stdout) as RunSummaryDoc).stages[0];
+    expect(row?.belowTarget).toBe(false);
+    expect(row?.replicas?.map((r) => r.sent)).toEqual([50, 50, 50, 50]);
+    const one = await runCli(['predict', ...args]);
+    expect((JSON.parse(one.stdout) as RunSummaryDoc).stages[0]?.belowTarget).toBe(true);
+    const bad = await runCli(['predict', '--router', 'least-load', ...args]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--router picks among several engines; give --replicas N too/);
+  });
+});
