@@ -12,6 +12,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['transport', 'workload'],
   ['metrics'],
   ['load'],
+  // power/: GPU power sources and the energy of a row's window; it reads load/'s rows and metrics, sim/ and runplan/ use it.
+  ['power'],
   ['store'],
   ['distributed'],
   ['sim'],

@@ -18,6 +18,8 @@ import { preflightRun } from './preflight.js';
 import { Progress } from './progress.js';
 import { resolveRun, type ResolvedRun } from './run-resolve.js';
 import { liveObserver, progressObserver, runWriterObserver, telemetryObserver } from './run-observers.js';
+import { powerObserver, startPowerSampler, writePowerSeries } from './run-power.js';
+import type { PowerSampler } from '../power/sampler.js';
 import { finishRun, runSummaryDoc, writeRunManifest, type RunDocBase } from './run-results.js';
 import { startShard } from './run-shard.js';
 import { stopOnSignals } from './run-signals.js';
@@ -50,6 +52,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   let run: ResolvedRun | undefined;
   let senders: PlanSenders | undefined;
   let live: LiveLink | undefined;
+  let power: PowerSampler | undefined;
   // One run per folder (store/run-lock.ts): held from before --resume trims requests.jsonl until the run ends.
   let lock: RunLock | undefined;
   try {
@@ -90,6 +93,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     live = await openLiveFeed({ outDir, ui: extras.ui === true, counters: progress.counters, meta }, say, io.stderr);
     const telemetry = new TelemetrySampler(baseUrl, opts.apiKey);
     if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics twice a second (running/waiting requests, KV-cache usage)`);
+    power = await startPowerSampler(opts, baseUrl, say);
     const health = new HealthMonitor();
     const shard = await startShard(plan, runKey, say, run.notes, abort.signal);
     if (shard) base.shard = shard;
@@ -107,6 +111,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     });
     const observers = [
       telemetryObserver(telemetry, run.prompts.workload),
+      powerObserver(power),
       progressObserver(progress),
       runWriterObserver(w, done, (stages) => runSummaryDoc(base, stages, false)),
       liveObserver(live, planned),
@@ -115,6 +120,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const result = await executeRunPlan(plan, runner, observers, { prompts: run.prompts, signal: abort.signal, ...resume });
     progress.stop();
     telemetry.stop();
+    power?.stop();
+    writePowerSeries(w, power);
     if (telemetry.series().length > 0) w.writeText('telemetry.jsonl', telemetry.series().map((x) => JSON.stringify(x)).join('\n') + '\n');
     await w.close();
     const clientHealth = health.finish(result.stages, senders.pool ? await senders.pool.stats() : undefined);
@@ -123,6 +130,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     return { doc, exitCode, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
     signals.release();
+    power?.stop();
     try {
       await live?.feed.close('failed');
       await senders?.close();

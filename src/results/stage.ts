@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isMetricName, type MetricName } from './metric-names.js';
+import { energySchema } from './energy.js';
 import { figure, sloSchema, statsSchema, type Stats } from './stats.js';
 
 /** A row's metrics by name; names this build does not know (a newer file's) are left out, as unknown fields are. */
@@ -217,6 +218,8 @@ export const stageSummarySchema = z.object({
   repeat: z.number().optional(),
   /** The server's own gauges over the row, from its Prometheus /metrics (when it has one). */
   server: serverTelemetrySchema.optional(),
+  /** `--power`: the GPUs' energy over the row's window (results/energy.ts); predict: the simulator's power model. */
+  energy: energySchema.optional(),
   interrupted: z.boolean().default(false),
 });
 export type StageSummary = z.output<typeof stageSummarySchema>;
