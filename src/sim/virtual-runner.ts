@@ -10,6 +10,10 @@ import type { WorkItem } from '../workload/types.js';
 import { type ResolvedSimEngine, type SimEngineDescription, type SimEngineOptions, resolveSimEngine } from './create.js';
 import { Engine, SimRejectedError } from './engine/engine.js';
 import type { SimEngineStats } from './types.js';
+import type { EnergyLedger } from './engine/power.js';
+import { rowEnergy, rowWindow } from '../power/energy.js';
+import type { Energy } from '../results/energy.js';
+import type { StageSummary } from '../metrics/summary.js';
 import { blockHashes, chatTokenIds, completionTokenIds } from './wire/prompt-hash.js';
 
 /** Prompt block hashes of an item with text, as the HTTP sim would compute them (prefix caching). */
@@ -31,6 +35,22 @@ export interface VirtualStageRunner extends StageRunner {
   readonly description: SimEngineDescription;
   /** Engine counters of the last stage run. */
   lastStats(): SimEngineStats | undefined;
+  /**
+   * The simulated GPUs' energy over a row's window, from the engine's own ledger (engine/power.ts); undefined for a
+   * GPU without power figures, a row without a window, or one run too long ago (the last 16 rows are kept).
+   */
+  energyOf(s: StageSummary): Energy | undefined;
+}
+
+/** Rows whose energy ledgers a runner keeps (a capacity search runs many). */
+const LEDGERS_KEPT = 16;
+
+/** A predicted row's energy from the engine's ledger: exact over the window, so always valid. */
+export function ledgerEnergy(ledger: EnergyLedger, s: StageSummary): Energy | undefined {
+  const w = rowWindow(s);
+  if (!w) return undefined;
+  const gpus = Array.from({ length: ledger.gpus }, (_, i) => i);
+  return rowEnergy(s, { joules: ledger.between(w.fromMs, w.toMs), coverage: 1, maxGapMs: 0, gpus, source: 'simulator' }, (w.toMs - w.fromMs) / 1000);
 }
 
 /**
@@ -42,9 +62,14 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
   const seed = opts.seed ?? engineOptions.seed ?? 1;
   let clockMs = 0;
   let stats: SimEngineStats | undefined;
+  const ledgers = new Map<number, EnergyLedger>();
   return {
     description: resolved.description,
     lastStats: () => stats,
+    energyOf: (s) => {
+      const ledger = ledgers.get(s.index);
+      return ledger ? ledgerEnergy(ledger, s) : undefined;
+    },
     runStage(spec: StageSpec, index: number, firstRequestId: number): Promise<StageResult> {
       try {
         const engineSeed = seed + index * 7919 + REPEAT_SEED_STRIDE * (spec.repeat ?? 0);
@@ -53,6 +78,10 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
         });
         clockMs = r.result.endedAtMs;
         stats = r.stats;
+        if (r.energy) {
+          ledgers.set(index, r.energy);
+          ledgers.delete(index - LEDGERS_KEPT);
+        }
         return Promise.resolve(r.result);
       } catch (err) {
         return Promise.reject(err);
@@ -74,7 +103,7 @@ export interface VirtualStageOptions {
  */
 export function runVirtualStage(
   resolved: ResolvedSimEngine, spec: StageSpec, index: number, firstRequestId: number, startMs: number, seed: number, opts: VirtualStageOptions = {},
-): { result: StageResult; stats: SimEngineStats } {
+): { result: StageResult; stats: SimEngineStats; energy?: EnergyLedger } {
   const { limits } = spec;
   const replay = spec.kind === 'open' && spec.arrival === 'trace';
   // Virtual time never reaches a limit that is not there: a row with no end would run forever.
@@ -156,5 +185,5 @@ export function runVirtualStage(
   records.sort((a, b) => a.endAtMs - b.endAtMs || a.id - b.id);
   // The records are kept: the summary comes from them.
   const { requestCount: _count, ...result } = outcome.result;
-  return { result: { ...result, records }, stats: engine.stats() };
+  return { result: { ...result, records }, stats: engine.stats(), ...(engine.energy ? { energy: engine.energy } : {}) };
 }

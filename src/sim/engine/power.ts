@@ -4,18 +4,22 @@
  * A step draws, on each of its GPUs, idle power plus a share of the board's dynamic range (max − idle): a floor for a
  * GPU that is running kernels at all (clocks up, SMs and memory controllers awake), plus how hard the step drives the
  * tensor cores and the memory relative to their datasheet peaks (StepCostModel.activity: the step's FLOPs and bytes as
- * seconds at peak, divided by the step's length). Between steps the GPU draws its idle power. The weights were set
- * against the published figures docs/energy.md lists (decode of small batches ≈ 55–65% of TDP on H100/A100,
- * compute-bound prefill near TDP) and that note says how far the model is from each.
+ * seconds at peak, divided by the step's length). Between steps the GPU draws its idle power. The three weights were
+ * set on two published anchors (ML.ENERGY benchmark, H100 SXM: ≈300 W decoding at batch 1, ≈600 W at batch 128;
+ * compute-bound prefill at TDP); docs/energy.md lists them and the other figures the model was checked against.
  */
 import type { StepActivity } from '../cost/step-cost.js';
 
 /** Share of the dynamic range drawn by any running step (clocks up, kernels launched), however light. */
-export const ACTIVE_FLOOR = 0.2;
-/** Share added per unit of tensor-core utilization (FLOPs at peak / step time). */
-export const COMPUTE_WEIGHT = 1.0;
+export const ACTIVE_FLOOR = 0.09;
+/**
+ * Share added per √(tensor-core utilization) (FLOPs at peak / step time). The square root: a decode batch that uses
+ * a few percent of the tensor peak already keeps every SM busy (attention, elementwise kernels, GEMMs with small M),
+ * and measured power rises steeply with the batch at first and then levels off toward TDP (ML.ENERGY, docs/energy.md).
+ */
+export const COMPUTE_WEIGHT = 1.45;
 /** Share added per unit of memory-bandwidth utilization (bytes at peak / step time). */
-export const MEMORY_WEIGHT = 0.5;
+export const MEMORY_WEIGHT = 0.3;
 
 export interface GpuPowerSpec {
   idleW: number;
@@ -27,7 +31,7 @@ export function stepWatts(p: GpuPowerSpec, activity: StepActivity, stepS: number
   if (!(stepS > 0)) return p.idleW;
   const uc = Math.min(1, activity.computeS / stepS);
   const um = Math.min(1, activity.memoryS / stepS);
-  const load = Math.min(1, ACTIVE_FLOOR + COMPUTE_WEIGHT * uc + MEMORY_WEIGHT * um);
+  const load = Math.min(1, ACTIVE_FLOOR + COMPUTE_WEIGHT * Math.sqrt(uc) + MEMORY_WEIGHT * um);
   return p.idleW + (p.maxW - p.idleW) * load;
 }
 
