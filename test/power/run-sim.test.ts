@@ -54,6 +54,12 @@ describe('energy against the simulator', () => {
     // Two H100s at this light load draw between their idle (2 × 70 W) and their maximum (2 × 700 W).
     expect(e?.avgWatts).toBeGreaterThan(140);
     expect(e?.avgWatts).toBeLessThan(1400);
+    // The HTML report charts the power beside the server's gauges; the table has the energy columns.
+    const rep = join(tmp, 'report');
+    const html = await runCli(['report', out, '--format', 'html,md', '--out', rep]);
+    expect(html.code, html.stderr).toBe(0);
+    expect(readFileSync(join(rep, 'report.html'), 'utf8')).toContain('GPU power');
+    expect(readFileSync(join(out, "table.md"), "utf8")).toMatch(/\|\s*J\/token\s*\|\s*Avg W\s*\|/);
   });
 
   it('run --power none: no energy', async () => {
@@ -84,6 +90,19 @@ describe('energy against the simulator', () => {
     const table = await runCli(['predict', '--gpu', 'H100', '--model', 'Llama-3.1-8B', '--profile', 'concurrent', '--concurrency', '4', '--max-seconds', '10']);
     expect(table.stdout).toMatch(/\| J\/token \| Avg W \|/);
     expect(table.stdout).toMatch(/energy: simulator over each row's window/);
+  });
+
+  it('compare shows J per 1M output tokens beside $ per 1M', async () => {
+    const dirs = ['H100', 'L40S'].map((g) => join(tmp, `predict-${g}`));
+    for (const [i, g] of ['H100', 'L40S'].entries()) {
+      const r = await runCli(['predict', '--gpu', g, '--model', 'Llama-3.1-8B', '--profile', 'concurrent', '--concurrency', '8', '--max-seconds', '10', '--out', dirs[i] as string]);
+      expect(r.code).toBe(0);
+    }
+    const r = await runCli(['compare', ...dirs, '--gpu-hour-price', 'H100=2.49,L40S=1.1', '--format', 'md', '--out', join(tmp, 'cmp')]);
+    expect(r.code, r.stderr).toBe(0);
+    const header = r.stdout.split('\n').find((l) => l.includes('$ per 1M output tokens')) ?? '';
+    expect(header).toMatch(/\$ per 1M output tokens .*\| *J per 1M output tokens/);
+    expect(r.stdout).toMatch(/\| +\d+\.\d{3} MJ \(\d+\.\d{3} kWh\) +\|/);
   });
 
   it('plan prints J/token per candidate and ranks by it with --objective energy', async () => {
