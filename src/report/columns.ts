@@ -154,7 +154,8 @@ export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageS
   // A server that reports its cache but served nothing from it (unique prompts) adds a column of zeros, and one that
   // served only a shared first token (chance) a column of 0.2s: shown on demand only.
   if (stages.some(cacheBeyondChance)) out.push('cache');
-  if (stages.some((s) => s.energy)) out.push('j-token', 'avg-w');
+  // Measured energy (--power) only: a prediction's figures are in the note under the table (row-notes.ts).
+  if (stages.some((s) => s.energy && s.energy.source !== 'simulator')) out.push('j-token', 'avg-w');
   if (stages.some((s) => s.server)) out.push('server');
   return out;
 }

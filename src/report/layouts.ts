@@ -257,7 +257,7 @@ function withServerColumn(table: Table, rowStages: readonly StageSummary[]): Tab
 
 /** `--power` (or a prediction): GPU energy per output token and mean power over each row's window. */
 function withEnergyColumns(table: Table, rowStages: readonly StageSummary[]): Table {
-  if (!rowStages.some((s) => s.energy)) return table;
+  if (!rowStages.some((s) => s.energy && s.energy.source !== 'simulator')) return table;
   const cells = (s: StageSummary | undefined): string[] => {
     const e = s?.energy;
     if (!e) return ['—', '—'];

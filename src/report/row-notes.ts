@@ -55,7 +55,14 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
       return `${s.label} ${f(st.lengthS)} s from ${f(st.startS)} s at ${f(st.inFlightMedian)} in flight: ${f(st.requestThroughput)} req/s, ${f(st.outputTokenThroughput)} tok/s, TTFT p50 ${f(st.ttftMs?.median)} p99 ${f(st.ttftMs?.p99)} ms, ITL p50 ${f(st.itlMs?.median)} ms`;
     }).join('; ')}`);
   }
-  const energy = rows.filter((s) => s.energy);
+  const predicted = rows.filter((s) => s.energy?.source === 'simulator');
+  if (predicted.length > 0) {
+    out.push(`energy (the simulator's power model, docs/energy.md): ${predicted.map((s) => {
+      const e = s.energy as NonNullable<StageSummary['energy']>;
+      return `${s.label} ${e.joulesPerOutputToken !== undefined ? `${e.joulesPerOutputToken.toFixed(3)} J/token` : '— J/token'} at ${e.avgWatts.toFixed(0)} W`;
+    }).join('; ')}`);
+  }
+  const energy = rows.filter((s) => s.energy && s.energy.source !== 'simulator');
   if (energy.length > 0) {
     const e0 = energy[0]?.energy;
     const invalid = energy.filter((s) => s.energy && !s.energy.valid);
