@@ -29,6 +29,8 @@ export interface VirtualRunnerOptions {
   drainMs?: number;
   /** `--shard I/N`: predict this shard's part of each row. */
   shard?: ShardSpec;
+  /** Keep the engine's energy ledger for energyOf() (default true; a capacity search needs none and runs faster). */
+  energy?: boolean;
 }
 
 export interface VirtualStageRunner extends StageRunner {
@@ -75,6 +77,7 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
         const engineSeed = seed + index * 7919 + REPEAT_SEED_STRIDE * (spec.repeat ?? 0);
         const r = runVirtualStage(resolved, spec, index, firstRequestId, clockMs, engineSeed, {
           runSeed: seed, ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}), ...(opts.shard ? { shard: opts.shard } : {}),
+          energy: opts.energy !== false,
         });
         clockMs = r.result.endedAtMs;
         stats = r.stats;
@@ -95,6 +98,8 @@ export interface VirtualStageOptions {
   runSeed?: number;
   drainMs?: number;
   shard?: ShardSpec;
+  /** Run the power model and keep the engine's energy ledger (engine/power.ts); off by default (it costs a little CPU per step). */
+  energy?: boolean;
 }
 
 /**
@@ -115,7 +120,9 @@ export function runVirtualStage(
   }
   const clock = new VirtualClock(startMs);
   // `admit`: requests the engine's HTTP front would refuse fail here with its status and message.
-  const engine = new Engine({ ...resolved.config, seed, admit: resolved.admit }, clock);
+  const { power, ...withoutPower } = resolved.config;
+  const config = opts.energy && power ? { ...withoutPower, power } : withoutPower;
+  const engine = new Engine({ ...config, seed, admit: resolved.admit }, clock);
   const { ingestMs, timeScale } = resolved.config;
   // Hashing costs a tokenization per request: only for workloads that share prefixes on purpose.
   const hashPrompts = resolved.config.prefixCaching === true && spec.workload.sharesPrefixes === true;
