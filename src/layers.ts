@@ -13,7 +13,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['metrics'],
   ['load'],
   // launch/: start, wait ready, stop inference servers as processes (matrix cells, plan --verify).
-  ['launch'],
+  // power/: GPU power sources and the energy of a row's window; it reads load/'s rows and metrics, sim/ and runplan/ use it.
+  // Peers: neither imports the other.
+  ['launch', 'power'],
   ['store'],
   ['distributed'],
   ['sim'],

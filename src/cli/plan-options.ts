@@ -43,6 +43,7 @@ export interface PlanFlags {
   calibrateFrom?: string;
   saveCalibration?: string;
   exhaustive?: boolean;
+  objective?: string;
   threads?: string;
   top?: string;
   all?: boolean;
@@ -66,6 +67,8 @@ export interface PlanOptions extends SearchInput {
   /** How `predict` gets the same constants (`--calibration FILE`), or what to do to get them. */
   calibrationFlag?: string;
   verifyLimits: StageLimits;
+  /** `--objective`: rank by cost (default) or by energy per output token. */
+  objective: 'cost' | 'energy';
   top: number;
   all: boolean;
   out?: string;
@@ -200,7 +203,9 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
     axes,
     prices,
     threads,
-    prune: flags.exhaustive !== true,
+    // Pruning bounds candidates by cost: ranking by energy searches every candidate.
+    prune: flags.exhaustive !== true && flags.objective !== 'energy',
+    objective: flags.objective === 'energy' ? 'energy' : 'cost',
     longest: { promptTokens: representative(dists.prompt), outputTokens: representative(dists.output), flags: flags.scenario ? '--scenario' : '--prompt-tokens/--output-tokens' },
     meanOutputTokens,
     workloadDescription: `${describeLength(dists.prompt)} prompt tokens, ${describeLength(dists.output)} output tokens`,

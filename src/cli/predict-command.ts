@@ -1,6 +1,7 @@
 import { describeWindowRules, shortWindowRules } from './window-rules.js';
 import { resolve } from 'node:path';
 import type { RunOptions } from '../config/run-options.js';
+import type { StageSummary } from '../metrics/summary.js';
 import { executeRunPlan } from '../runplan/execute.js';
 import { resolveRunPlan } from '../runplan/resolve.js';
 import { virtualPlanRunner } from '../runplan/runners.js';
@@ -89,7 +90,9 @@ export async function predictCommand(
     tokenizer: { kind: 'none', name: 'none (the simulator takes token counts)' },
     workloadDescription: workload.description,
   });
-  const result = await executeRunPlan(plan, virtualPlanRunner(runner), [], { prompts: { workload, workloadFor } });
+  // Each row's energy from the simulator's power model over the row's window (sim/engine/power.ts).
+  const energy = { onStageEnd: (s: StageSummary): void => void (s.energy = runner.energyOf(s) ?? s.energy) };
+  const result = await executeRunPlan(plan, virtualPlanRunner(runner), [energy], { prompts: { workload, workloadFor } });
   const elapsedMs = performance.now() - started;
   const sameRepeats = dropIdenticalRepeats(result.stages, opts.repeat);
 

@@ -19,6 +19,8 @@ import { preflightRun } from './preflight.js';
 import { Progress } from './progress.js';
 import { resolveRun, type ResolvedRun } from './run-resolve.js';
 import { liveObserver, progressObserver, runWriterObserver, telemetryObserver } from './run-observers.js';
+import { powerObserver, startPowerSampler, writePowerSeries } from './run-power.js';
+import type { PowerSampler } from '../power/sampler.js';
 import { finishRun, runSummaryDoc, writeRunManifest, type RunDocBase } from './run-results.js';
 import { startShard } from './run-shard.js';
 import { stopOnSignals } from './run-signals.js';
@@ -53,6 +55,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
   let run: ResolvedRun | undefined;
   let senders: PlanSenders | undefined;
   let live: LiveLink | undefined;
+  let power: PowerSampler | undefined;
   // One run per folder (store/run-lock.ts): held from before --resume trims requests.jsonl until the run ends.
   let lock: RunLock | undefined;
   try {
@@ -99,6 +102,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
       const sampled = plan.target.replicas?.filter((_, i) => has[i]) ?? [];
       say(`replicas: ${plan.target.replicas?.length} endpoints, ${plan.target.balance ?? 'round-robin'} balancing${sampled.length > 0 ? `; sampling /metrics of ${sampled.join(', ')}` : ''}`);
     } else if (await telemetry.start()) say(`server telemetry: sampling ${baseUrl}/metrics twice a second (running/waiting requests, KV-cache usage)`);
+    power = await startPowerSampler(opts, baseUrl, say);
     const health = new HealthMonitor();
     const shard = await startShard(plan, runKey, say, run.notes, abort.signal);
     if (shard) base.shard = shard;
@@ -116,6 +120,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     });
     const observers = [
       replicaWatch ? replicaWatch.observer : telemetryObserver(telemetry, run.prompts.workload),
+      powerObserver(power),
       progressObserver(progress),
       runWriterObserver(w, done, (stages) => runSummaryDoc(base, stages, false)),
       liveObserver(live, planned),
@@ -124,6 +129,8 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     const result = await executeRunPlan(plan, runner, observers, { prompts: run.prompts, signal: abort.signal, ...resume });
     progress.stop();
     telemetry.stop();
+    power?.stop();
+    writePowerSeries(w, power);
     replicaWatch?.stop();
     const series: readonly object[] = replicaWatch ? replicaWatch.series() : telemetry.series();
     if (series.length > 0) w.writeText('telemetry.jsonl', series.map((x) => JSON.stringify(x)).join('\n') + '\n');
@@ -134,6 +141,7 @@ export async function runCommand(opts: RunOptions, io: { stdout: NodeJS.WriteStr
     return { doc, exitCode, dir: outDir, ...(live?.spawned ? { dashboard: live.spawned } : {}) };
   } finally {
     signals.release();
+    power?.stop();
     try {
       await live?.feed.close('failed');
       await senders?.close();

@@ -3,6 +3,7 @@
  * RunOptions is their intersection, so every field keeps its name; RunOptionSections is the same values grouped,
  * as the run plan records them.
  */
+import type { PowerSourceSpec } from '../power/source-spec.js';
 import type { ApiName } from '../dialects/types.js';
 import type { CapacitySettings } from '../load/capacity-types.js';
 import type { GridLatencyLoad, ProfileName } from '../load/profiles.js';
@@ -44,6 +45,10 @@ export interface TargetSection {
   quant?: string;
   /** `--kv-cache-dtype`: the built-in simulator's KV-cache element type (auto | fp8 | int8); undefined: the model's. */
   kvCacheDtype?: string;
+  /** `--power`: where the GPUs' power is read (power/source-spec.ts); undefined: auto. */
+  power?: PowerSourceSpec;
+  /** `--power-gpus`: the GPUs whose power counts; undefined: every GPU the source reports. */
+  powerGpus?: number[];
 }
 
 /** What the requests hold. */

@@ -64,6 +64,8 @@ export function resolveTargetSection(f: FlagReader, env: NodeJS.ProcessEnv, noti
     engineVersion: f.given('engineVersion'),
     quant: f.given('quant'),
     kvCacheDtype,
+    power: f.given('power'),
+    powerGpus: f.given('powerGpus'),
   });
 }
 

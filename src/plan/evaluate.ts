@@ -90,6 +90,8 @@ export async function predictAtRate(
   const simulatedRate = rate / capacityScale(job, shape);
   const bench = await runBenchmark({ profile, limits: opts.limits ?? job.limits, workload, rates: [simulatedRate] }, runner, { slo: job.capacity.slo });
   const summary = bench.stages[0] as StageSummary;
+  const energy = runner.energyOf(summary);
+  if (energy) summary.energy = energy;
   return { point: loadPoint(summary, rate, shape.gpus, job), summary };
 }
 
@@ -111,6 +113,8 @@ export function loadPoint(s: StageSummary, rate: number, gpus: number, job: Pick
     // The load held, not the row's windowed throughput: near capacity a short window can read tokens of requests
     // sent before it, and the plan's figures must add up (replicas × this = the required output tokens/s).
     outputTokensPerSPerGpu: (rate * job.meanOutputTokens) / gpus,
+    joulesPerOutputToken: s.energy?.joulesPerOutputToken ?? null,
+    avgWatts: s.energy?.avgWatts ?? null,
     meetsSlo: missed === undefined,
     ...(missed !== undefined ? { missed } : {}),
   };

@@ -16,7 +16,7 @@ export function planJson(plan: PlanResult, toolVersion: string): object {
 }
 
 export function planCsv(plan: PlanResult): string {
-  const headers = ['rank', 'status', 'gpu', 'gpus', 'quant', 'engine', 'gpuHourPrice', 'capacityPerReplica', 'replicas', 'totalGpus', 'costPerHour', 'costPerMillionOutputTokens', 'tokensPerSecondPerGpu', 'tokensPerSecondPerUser', 'reason'];
+  const headers = ['rank', 'status', 'gpu', 'gpus', 'quant', 'engine', 'gpuHourPrice', 'capacityPerReplica', 'replicas', 'totalGpus', 'costPerHour', 'costPerMillionOutputTokens', 'joulesPerOutputToken', 'tokensPerSecondPerGpu', 'tokensPerSecondPerUser', 'reason'];
   const cell = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'number' ? String(+v.toFixed(6)) : String(v));
   return renderCsv({ headers, rows: plan.candidates.map((c) => headers.map((h) => cell((c as unknown as Record<string, unknown>)[h]))) });
 }

@@ -11,7 +11,7 @@ import type { Lane } from './pool.js';
 import { assumedPricesLine, unpricedLine } from './prices.js';
 import { rankCandidates } from './rank.js';
 import { searchPlan, type SearchInput } from './search.js';
-import type { PlanCandidate, PlanResult, PlanVerification } from './types.js';
+import type { PlanCandidate, PlanObjective, PlanResult, PlanVerification } from './types.js';
 
 export interface PlanInput extends SearchInput {
   meanOutputTokens: number;
@@ -22,13 +22,15 @@ export interface PlanInput extends SearchInput {
   calibrationFlag?: string;
   /** Row limits of the verification (longer than a search probe). */
   verifyLimits: StageLimits;
+  /** `--objective`: rank by cost (default) or by energy per output token. */
+  objective?: PlanObjective;
 }
 
 export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanResult> {
   const started = performance.now();
   const { job } = input;
   const searched = await searchPlan(input, lanes);
-  const candidates = rankCandidates(searched.candidates, { model: job.model, rate: job.rate, meanOutputTokens: input.meanOutputTokens });
+  const candidates = rankCandidates(searched.candidates, { model: job.model, rate: job.rate, meanOutputTokens: input.meanOutputTokens, objective: input.objective ?? 'cost' });
   const top = candidates[0]?.feasible ? candidates[0] : undefined;
   const verification = top ? await verify(input, top) : null;
   const count = (s: PlanCandidate['status']): number => candidates.filter((c) => c.status === s).length;
@@ -54,6 +56,7 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
     maxErrorShare: job.capacity.maxErrorShare,
     arrival: job.capacity.arrival,
     prices: { source: priceSource(input), perGpuHour: input.prices.perGpuHour },
+    objective: input.objective ?? 'cost',
     candidates,
     counts: {
       total: candidates.length,

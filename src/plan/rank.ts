@@ -5,13 +5,15 @@
  */
 import { launchCommand } from './launch.js';
 import { feasibleCost, type SearchedCandidate } from './search.js';
-import type { PlanCandidate } from './types.js';
+import type { PlanCandidate, PlanObjective } from './types.js';
 
 export interface RankContext {
   model: string;
   /** Required load, requests per second. */
   rate: number;
   meanOutputTokens: number;
+  /** Feasible candidates ranked by cost (default) or by energy per output token. */
+  objective?: PlanObjective;
 }
 
 /** USD per 1M output tokens when every GPU is billed for every hour and the deployment serves `outputTokensPerS`. */
@@ -27,6 +29,12 @@ export function rankCandidates(searched: readonly SearchedCandidate[], ctx: Rank
   rows.sort((a, b) => {
     const s = STATUS_ORDER[a.row.status] - STATUS_ORDER[b.row.status];
     if (s !== 0) return s;
+    if (a.row.status === 'feasible' && ctx.objective === 'energy') {
+      // Least energy per output token first (a GPU without power figures last), then the cost order below.
+      const ja = a.row.joulesPerOutputToken ?? Infinity;
+      const jb = b.row.joulesPerOutputToken ?? Infinity;
+      if (ja !== jb && Math.abs(ja - jb) > 1e-9 * Math.max(1, Math.abs(ja))) return ja < jb ? -1 : 1;
+    }
     if (a.row.status === 'feasible') {
       // Cheapest first; at equal cost fewer GPUs, then more headroom over the load, then enumeration order.
       const cost = (a.row.costPerHour as number) - (b.row.costPerHour as number);
@@ -72,6 +80,7 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     costPerMillionOutputTokens: null,
     tokensPerSecondPerGpu: null,
     tokensPerSecondPerUser: null,
+    joulesPerOutputToken: null,
     ...(e?.atLoad ? { atLoad: e.atLoad } : {}),
     ...(e?.atCapacity ? { atCapacity: e.atCapacity } : {}),
     ...(e?.capacityFactor !== undefined ? { capacityFactor: e.capacityFactor } : {}),
@@ -96,6 +105,7 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     costPerMillionOutputTokens: costPerMillionTokens(cost, outputTokensPerS),
     tokensPerSecondPerGpu: outputTokensPerS / totalGpus,
     tokensPerSecondPerUser: e.atLoad?.outputTokensPerSPerUser ?? null,
+    joulesPerOutputToken: e.atLoad?.joulesPerOutputToken ?? null,
     ...(c.description ? { launch: launchCommand(ctx.model, c.shape, c.description) } : {}),
   };
 }

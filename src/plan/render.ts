@@ -24,6 +24,7 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
   out.push(
     `plan: ${plan.model} at ${f(plan.rate)} req/s (${f(plan.outputTokensPerS, 0)} output tokens/s; ${plan.workload}; ${plan.arrival} arrivals)`,
     `SLO: ${plan.attainment}% of requests meet ${describeSlo(plan.slo)}, at most ${+(plan.maxErrorShare * 100).toFixed(2)}% failed — ${attainmentMeaning({ attainment: plan.attainment, slo: plan.slo })}`,
+    `ranked by ${plan.objective === 'energy' ? 'energy: least GPU joules per output token first (--objective energy; $ beside it)' : 'cost: cheapest $ per 1M output tokens first (J/token beside it; --objective energy ranks by energy)'}`,
     '',
   );
   const feasible = plan.candidates.filter((c) => c.feasible);
@@ -60,13 +61,14 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
   out.push(
     'note: capacity per replica is the highest rate one replica holds within the SLO (the search of `predict --profile capacity`, virtual time); ' +
       'tok/s per GPU at capacity = output tokens/s of one replica at its capacity over its GPUs (the Pareto chart\'s y axis; the required load per GPU is --json\'s tokensPerSecondPerGpu); ' +
-      'tok/s per user = 1000 / mean ITL of one replica at its share of the load',
+      'tok/s per user = 1000 / mean ITL of one replica at its share of the load; ' +
+      "J/token = GPU energy per output token at the required load, from the simulator's power model (docs/energy.md)",
   );
   return `${out.join('\n')}\n`;
 }
 
 function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table {
-  const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', 'Capacity/replica (req/s)', 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'Output tok/s per GPU at capacity', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
+  const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', 'Capacity/replica (req/s)', 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'J/token', 'Output tok/s per GPU at capacity', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
   if (withReasons) headers.push('Why not');
   return {
     headers,
@@ -82,6 +84,7 @@ function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table 
         c.totalGpus !== null ? String(c.totalGpus) : '—',
         usd(c.costPerHour),
         usd(c.costPerMillionOutputTokens, 3),
+        f(c.joulesPerOutputToken, 3),
         // At capacity (what one GPU can serve, the Pareto chart's y axis), not the required load per GPU, which is the
         // header's output tokens/s over the GPUs column and the same in every row of equal size (--json: tokensPerSecondPerGpu).
         f(c.atCapacity?.outputTokensPerSPerGpu, 1),

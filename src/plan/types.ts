@@ -55,6 +55,10 @@ export interface LoadPoint {
   /** Output tokens per second the replica serves at this rate (rate × mean output length), divided by its GPUs. */
   outputTokensPerSPerGpu: number;
   meetsSlo: boolean;
+  /** GPU energy per output token of the replica at this load (the simulator's power model); null: no power figures. */
+  joulesPerOutputToken?: number | null;
+  /** Mean power of the replica's GPUs together at this load, W. */
+  avgWatts?: number | null;
   /** Why the row missed the SLO (did not keep up, attainment under the target, too many failures). */
   missed?: string;
 }
@@ -80,6 +84,8 @@ export interface EvaluatedCapacity {
   elapsedMs: number;
 }
 
+export type PlanObjective = 'cost' | 'energy';
+
 export type CandidateStatus = 'feasible' | 'slo-unmet' | 'pruned' | 'skipped';
 
 /** One row of the plan, in ranked order in `--json`'s `candidates`. */
@@ -104,6 +110,11 @@ export interface PlanCandidate extends CandidateShape {
   tokensPerSecondPerGpu: number | null;
   /** At the required load: 1000 / mean ITL of one replica at its share. */
   tokensPerSecondPerUser: number | null;
+  /**
+   * At the required load: GPU energy per output token (every replica serves its share, so the deployment's figure is
+   * one replica's), from the simulator's power model (sim/engine/power.ts); null where the GPU has no power figures.
+   */
+  joulesPerOutputToken: number | null;
   atLoad?: LoadPoint;
   atCapacity?: LoadPoint;
   /** Engine launch command for one replica (feasible candidates). */
@@ -137,6 +148,8 @@ export interface PlanResult {
   maxErrorShare: number;
   arrival: CapacitySettings['arrival'];
   prices: { source: string; perGpuHour: Record<string, number> };
+  /** What the feasible candidates are ranked by: $ per 1M output tokens (cost) or J per output token (energy). */
+  objective: PlanObjective;
   candidates: PlanCandidate[];
   counts: { total: number; searched: number; feasible: number; sloUnmet: number; pruned: number; skipped: number };
   verification: PlanVerification | null;

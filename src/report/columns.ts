@@ -34,6 +34,14 @@ const tput = (pick: (s: StageSummary) => number | undefined, repeatKey?: string)
 const lat = (pick: (s: StageSummary) => number | undefined, repeatKey?: string, scale = 1) => (r: ReportRow): string =>
   hasOk(r.latency) ? figure(r.latency, pick, repeatKey, scale) : '—';
 const fixed = (h: string) => (): string => h;
+/** An energy figure of a row (results/energy.ts): `invalid` where the power readings did not cover the window. */
+function energyCell(s: StageSummary | undefined, pick: (e: NonNullable<StageSummary['energy']>) => number | undefined, digits: number, evenIfInvalid = false): string {
+  const e = s?.energy;
+  if (!e) return '—';
+  if (!e.valid && !evenIfInvalid) return 'invalid';
+  const v = pick(e);
+  return v === undefined ? '—' : v.toFixed(digits);
+}
 
 const PERCENTILES = [
   ['p50', 'median'],
@@ -114,6 +122,13 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
     help: "share of prompt tokens served from the server's prefix cache (its usage, else its /metrics)",
     cell: (r) => (r.throughput?.prefixCacheHitRate !== undefined ? (100 * r.throughput.prefixCacheHitRate).toFixed(1) : '—'),
   },
+  {
+    name: 'j-token',
+    header: fixed('J/token'),
+    help: "--power: GPU energy per output token over the row's window, J (invalid: the readings did not cover it)",
+    cell: (r) => energyCell(r.throughput, (e) => e.joulesPerOutputToken, 3),
+  },
+  { name: 'avg-w', header: fixed('Avg W'), help: "--power: mean power of the deployment's GPUs over the row's window, W", cell: (r) => energyCell(r.throughput, (e) => e.avgWatts, 0, true) },
   { name: 'server', header: fixed('Server run/wait/KV'), help: "the server's /metrics: peak running / waiting requests, peak KV-cache use", cell: (r) => serverCell(r.throughput) },
 ];
 
@@ -139,6 +154,8 @@ export function defaultColumns(layout: 'sweep' | 'grid', stages: readonly StageS
   // A server that reports its cache but served nothing from it (unique prompts) adds a column of zeros, and one that
   // served only a shared first token (chance) a column of 0.2s: shown on demand only.
   if (stages.some(cacheBeyondChance)) out.push('cache');
+  // Measured energy (--power) only: a prediction's figures are in the note under the table (row-notes.ts).
+  if (stages.some((s) => s.energy && s.energy.source !== 'simulator')) out.push('j-token', 'avg-w');
   if (stages.some((s) => s.server)) out.push('server');
   return out;
 }

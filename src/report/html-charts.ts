@@ -143,6 +143,32 @@ export function telemetryCharts(names: readonly string[], telemetry: readonly (r
   return out;
 }
 
+/** GPU power over time (power.jsonl, `run --power`): one line per run and GPU, beside the server's gauges. */
+export function powerCharts(names: readonly string[], power: readonly (readonly { tS: number; gpu: number; watts: number }[])[]): ChartDef[] {
+  const values = power.flatMap((p, i) => p.map((x) => ({ series: names[i] ?? String(i), gpu: x.gpu < 0 ? 'all' : `GPU ${x.gpu}`, tS: x.tS, watts: x.watts })));
+  if (values.length === 0) return [];
+  return [{
+    name: 'gpu-power',
+    title: 'GPU power',
+    spec: spec({
+      title: { text: 'GPU power', subtitle: 'run --power: each GPU\'s draw, read every 100 ms; each row\'s energy is integrated over its window only' },
+      width: 560,
+      height: 220,
+      data: { values },
+      params: legendPick,
+      mark: { type: 'line', tooltip: true },
+      encoding: {
+        x: { field: 'tS', type: 'quantitative', title: 'time since the first request (s)' },
+        y: { field: 'watts', type: 'quantitative', title: 'power (W)' },
+        color: runLegend(names),
+        detail: { field: 'gpu' },
+        strokeDash: { field: 'gpu', type: 'nominal', title: 'GPU' },
+        opacity: fade,
+      },
+    }),
+  }];
+}
+
 /** Prompt/output length histograms; TTFT against prompt length and chunk gaps by position where lengths vary. */
 export function workloadCharts(runs: readonly StoredRun[], names: readonly string[], details: readonly RunDetails[]): ChartDef[] {
   const series = (i: number): string => names[i] ?? runs[i]?.id ?? String(i);

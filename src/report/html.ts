@@ -5,7 +5,7 @@ import type { RunDetails, TelemetryPoint } from '../store/run-details.js';
 import type { ChartDef } from './charts/specs.js';
 import { compileSpec, vegaRuntimePath } from './charts/render.js';
 import { escapeHtml as esc, jsonForScript, plainHeading } from './html-escape.js';
-import { rowHistograms, telemetryCharts, timelineCharts, workloadCharts } from './html-charts.js';
+import { powerCharts, rowHistograms, telemetryCharts, timelineCharts, workloadCharts } from './html-charts.js';
 import { goodputSection, healthSection, htmlTable, rowViewSection, workloadSection, type SampleRequestText } from './html-sections.js';
 import type { Table } from './table.js';
 import { fromMarkdown } from './terminal.js';
@@ -28,6 +28,8 @@ export interface HtmlInput {
   details: readonly RunDetails[];
   /** Per run: telemetry.jsonl, seconds from the run's first send (empty when the server had no /metrics). */
   telemetry: readonly (readonly TelemetryPoint[])[];
+  /** Per run: power.jsonl's watts, seconds from the run's first send (absent or empty: no --power readings). */
+  power?: readonly (readonly { tS: number; gpu: number; watts: number }[])[];
   /** Per run: sample-requests.json's requests (absent for predictions and older runs). */
   sampleTexts: readonly (SampleRequestText[] | undefined)[];
   /** SLO limits to draw (compare --slo, else the runs' own). */
@@ -116,7 +118,7 @@ export async function renderHtml(input: HtmlInput): Promise<string> {
     summary: input.charts,
     rows: rowHistograms(details, rowView.firstKey, input.slo),
     time: timelineCharts(runs, names, details, input.slo),
-    server: telemetryCharts(names, input.telemetry),
+    server: [...telemetryCharts(names, input.telemetry), ...powerCharts(names, input.power ?? [])],
     workload: workloadCharts(runs, names, details),
   };
   const all = [...groups.summary, ...groups.rows, ...groups.time, ...groups.server, ...groups.workload];

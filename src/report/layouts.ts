@@ -248,10 +248,24 @@ export function gridTable(stages: readonly StageSummary[]): Table {
 
 /** When the server exposed /metrics: its own peak running / waiting requests and KV-cache use per row. */
 function withServerColumn(table: Table, rowStages: readonly StageSummary[]): Table {
-  if (!rowStages.some((s) => s.server)) return table;
-  return {
+  if (!rowStages.some((s) => s.server)) return withEnergyColumns(table, rowStages);
+  return withEnergyColumns({
     headers: [...table.headers, 'Server peak run / wait / KV'],
     rows: table.rows.map((r, i) => [...r, serverCell(rowStages[i] as StageSummary)]),
+  }, rowStages);
+}
+
+/** `--power` (or a prediction): GPU energy per output token and mean power over each row's window. */
+function withEnergyColumns(table: Table, rowStages: readonly StageSummary[]): Table {
+  if (!rowStages.some((s) => s.energy && s.energy.source !== 'simulator')) return table;
+  const cells = (s: StageSummary | undefined): string[] => {
+    const e = s?.energy;
+    if (!e) return ['—', '—'];
+    return [e.valid && e.joulesPerOutputToken !== undefined ? e.joulesPerOutputToken.toFixed(3) : 'invalid', e.avgWatts.toFixed(0)];
+  };
+  return {
+    headers: [...table.headers, 'J/token', 'Avg W'],
+    rows: table.rows.map((r, i) => [...r, ...cells(rowStages[i])]),
   };
 }
 

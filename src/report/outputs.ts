@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
 import type { StoredRun } from '../store/run-store.js';
-import { readRunDetails, readTelemetry } from '../store/run-details.js';
+import { readPowerSeries, readRunDetails, readTelemetry } from '../store/run-details.js';
 import type { Slo } from '../metrics/summary.js';
 import type { SampleRequestText } from './html-sections.js';
 import type { ChartDef } from './charts/specs.js';
@@ -87,6 +87,11 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
         .map(({ atMs, ...p }) => ({ ...p, tS: (atMs - (details[i]?.firstSendMs ?? atMs)) / 1000 }))
         .filter((p) => p.tS >= 0),
     );
+    const power = bundle.runs.map((r, i) =>
+      readPowerSeries(r.dir)
+        .map(({ atMs, ...p }) => ({ ...p, tS: (atMs - (details[i]?.firstSendMs ?? atMs)) / 1000 }))
+        .filter((p) => p.tS >= 0),
+    );
     const html = await renderHtml({
       title: bundle.title,
       runs: bundle.runs,
@@ -98,6 +103,7 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
       charts: bundle.charts,
       details,
       telemetry,
+      power,
       sampleTexts: bundle.runs.map((r) => readSampleTexts(r.dir)),
       ...(bundle.slo ? { slo: bundle.slo } : {}),
       generatedAt: new Date().toISOString(),

@@ -56,6 +56,19 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
       return `${s.label} ${f(st.lengthS)} s from ${f(st.startS)} s at ${f(st.inFlightMedian)} in flight: ${f(st.requestThroughput)} req/s, ${f(st.outputTokenThroughput)} tok/s, TTFT p50 ${f(st.ttftMs?.median)} p99 ${f(st.ttftMs?.p99)} ms, ITL p50 ${f(st.itlMs?.median)} ms`;
     }).join('; ')}`);
   }
+  const predicted = rows.filter((s) => s.energy?.source === 'simulator');
+  if (predicted.length > 0) {
+    out.push(`energy (the simulator's power model, docs/energy.md): ${predicted.map((s) => {
+      const e = s.energy as NonNullable<StageSummary['energy']>;
+      return `${s.label} ${e.joulesPerOutputToken !== undefined ? `${e.joulesPerOutputToken.toFixed(3)} J/token` : '— J/token'} at ${e.avgWatts.toFixed(0)} W`;
+    }).join('; ')}`);
+  }
+  const energy = rows.filter((s) => s.energy && s.energy.source !== 'simulator');
+  if (energy.length > 0) {
+    const e0 = energy[0]?.energy;
+    const invalid = energy.filter((s) => s.energy && !s.energy.valid);
+    out.push(`energy: ${e0?.source} over each row's window (GPU ${e0?.gpus.length ? e0.gpus.join(', ') : 'total'}); J/token = joules / output tokens in the window${invalid.length ? `; no J/token where the readings did not cover the window: ${invalid.map((s) => `${s.label} — ${s.energy?.reason ?? 'invalid'}`).join('; ')}` : ''}`);
+  }
   const spec = rows.filter((s) => s.server?.specDecode);
   if (spec.length > 0) {
     out.push(`speculative decoding (the server's counters over each row): ${spec.map((s) => {

@@ -115,6 +115,8 @@ export interface RunVerdict {
   /** USD per GPU-hour the cost was computed at (with per-GPU prices, this run's GPU's). */
   gpuHourPrice?: number;
   costAt?: { basis: CostBasis; row: string };
+  /** GPU joules per 1M output tokens on the same row as the cost (the row's measured energy, `--power`), when valid. */
+  joulesPerMillion?: number;
 }
 
 export type VerdictFigures = { run: string } & Record<string, number | string | boolean | null>;
@@ -181,6 +183,8 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     // With an SLO the price that matters is at the load the server can serve within it, not flat out.
     const costRow = opts.slo ? sloRow : best;
     const price = runPrice(run, opts).price;
+    const jPerToken = costRow?.energy?.valid ? costRow.energy.joulesPerOutputToken : undefined;
+    if (jPerToken !== undefined) v.joulesPerMillion = jPerToken * 1e6;
     if (price !== undefined && costRow) {
       const c = costPerMillion(price, run.summary.context.gpus ?? 1, costRow.outputTokenThroughput);
       if (c !== undefined) {
@@ -200,12 +204,15 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     const where = opts.slo ? 'at the highest load meeting the SLO' : allSaturated ? 'at saturation' : 'at peak load';
     headers.push(`$ per 1M output tokens ${where} (${priceBasis(runs, opts)})`);
   }
+  const withEnergy = verdicts.some((v) => v.joulesPerMillion !== undefined);
+  if (withEnergy) headers.push(`J per 1M output tokens ${opts.slo ? 'at the highest load meeting the SLO' : allSaturated ? 'at saturation' : 'at peak load'} (GPU energy, --power)`);
   const rows = verdicts.map((v, i) => {
     const run = runs[i] as StoredRun;
     const peak = v.peak ? `${f(v.peak.tokensPerS)} (${v.peak.row}${allSaturated ? '' : v.saturated ? ', saturated' : ', not saturated'})` : 'no request completed';
     const row = [v.series, peak, `${f(v.ttftAtCommon)} ms`, `${f(v.itlAtCommon)} ms`];
     if (opts.slo) row.splice(1, 0, v.sloRate ? `${f(v.sloRate.requestsPerS)} (${v.sloRate.row})` : 'none');
     if (pricesGiven(opts)) row.push(costCell(v, run, opts));
+    if (withEnergy) row.push(v.joulesPerMillion !== undefined ? `${f(v.joulesPerMillion / 1e6, 3)} MJ (${f(v.joulesPerMillion / 3.6e6, 3)} kWh)` : '— (no valid energy)');
     return row;
   });
   const lines = [...mismatchWarning(opts), ...verdictLines(verdicts, commonRate, opts), ...missingPriceLines(runs, names, opts)];
@@ -224,6 +231,7 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     costUsdPerMillionOutputTokens: v.costPerMillion ?? null,
     costBasis: v.costAt?.basis ?? null,
     costRow: v.costAt?.row ?? null,
+    joulesPerMillionOutputTokens: v.joulesPerMillion ?? null,
   }));
   return { ...(commonRate !== undefined ? { commonRate } : {}), runs: verdicts, figures, table: { headers, rows }, lines };
 }

@@ -3,6 +3,7 @@
 export * from './metric-names.js';
 export * from './stats.js';
 export * from './record.js';
+export * from './energy.js';
 export * from './stage.js';
 export * from './capacity.js';
 export * from './run-summary.js';

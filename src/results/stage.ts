@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isMetricName, type MetricName } from './metric-names.js';
+import { energySchema } from './energy.js';
 import { figure, sloSchema, statsSchema, type Stats } from './stats.js';
 
 /** A row's metrics by name; names this build does not know (a newer file's) are left out, as unknown fields are. */
@@ -247,6 +248,8 @@ export const stageSummarySchema = z.object({
   replicas: z.array(replicaFiguresSchema).optional(),
   /** A replica markedly slower, busier or down compared with the rest (one line per finding, printed under the table). */
   replicaWarnings: z.array(z.string()).optional(),
+  /** `--power`: the GPUs' energy over the row's window (results/energy.ts); predict: the simulator's power model. */
+  energy: energySchema.optional(),
   interrupted: z.boolean().default(false),
 });
 export type StageSummary = z.output<typeof stageSummarySchema>;

@@ -21,7 +21,7 @@ export interface PredictCapacityOptions {
  * window rules and the same decisions as against a real server (plan runs one per candidate deployment).
  */
 export async function predictCapacity(o: PredictCapacityOptions): Promise<{ result: CapacityResult; stages: StageSummary[] }> {
-  const runner = createVirtualStageRunner(o.engine, { seed: o.seed });
+  const runner = createVirtualStageRunner(o.engine, { seed: o.seed, energy: false });
   const limits = o.limits.maxSeconds === undefined && o.limits.maxRequests === undefined ? { ...o.limits, maxSeconds: 5 } : o.limits;
   // Virtual time has no host noise: a keep-up failure is not run again (load/capacity.ts ambiguous).
   const run = await runBenchmark({ profile: 'capacity', limits, workload: o.workload, capacity: { ...o.settings, virtualTime: true } }, runner, { slo: o.settings.slo });

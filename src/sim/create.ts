@@ -184,6 +184,7 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
     ingestMs: tApi * profile.ingestShare, egressMs: tApi * (1 - profile.ingestShare), timeScale: scale,
     noiseSigma: opts.noise ?? 0, seed: opts.seed ?? 1, prefixCaching: profile.prefixCaching && opts.prefixCaching !== false,
     ...(opts.specDecode ? { specDecode: opts.specDecode } : {}),
+    ...(hw.power ? { power: { idleW: hw.power.idleW, maxW: hw.power.maxW, gpus: tp } } : {}),
   };
   const description: SimEngineDescription = {
     engine: profile.id, engineLabel: profile.label, model: rm.name, gpu: hw.name, gpus: tp, quant, kvCacheDtype, maxModelLen,

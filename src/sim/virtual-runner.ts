@@ -10,6 +10,10 @@ import type { WorkItem } from '../workload/types.js';
 import { type ResolvedSimEngine, type SimEngineDescription, type SimEngineOptions, resolveSimEngine } from './create.js';
 import { Engine, SimRejectedError } from './engine/engine.js';
 import type { SimEngineStats } from './types.js';
+import type { EnergyLedger } from './engine/power.js';
+import { rowEnergy, rowWindow } from '../power/energy.js';
+import type { Energy } from '../results/energy.js';
+import type { StageSummary } from '../metrics/summary.js';
 import { blockHashes, chatTokenIds, completionTokenIds } from './wire/prompt-hash.js';
 import { promptText, SimRouter, type RouterPolicy } from './cluster/router.js';
 
@@ -28,12 +32,30 @@ export interface VirtualRunnerOptions {
   shard?: ShardSpec;
   /** `predict --replicas N --router P`: N engines behind the simulated router, as `sim --replicas` serves them. */
   cluster?: { replicas: number; router: RouterPolicy };
+  /** Keep the engine's energy ledger for energyOf() (default true; a capacity search needs none and runs faster). */
+  energy?: boolean;
 }
 
 export interface VirtualStageRunner extends StageRunner {
   readonly description: SimEngineDescription;
   /** Engine counters of the last stage run. */
   lastStats(): SimEngineStats | undefined;
+  /**
+   * The simulated GPUs' energy over a row's window, from the engine's own ledger (engine/power.ts); undefined for a
+   * GPU without power figures, a row without a window, or one run too long ago (the last 16 rows are kept).
+   */
+  energyOf(s: StageSummary): Energy | undefined;
+}
+
+/** Rows whose energy ledgers a runner keeps (a capacity search runs many). */
+const LEDGERS_KEPT = 16;
+
+/** A predicted row's energy from the engine's ledger: exact over the window, so always valid. */
+export function ledgerEnergy(ledger: EnergyLedger, s: StageSummary): Energy | undefined {
+  const w = rowWindow(s);
+  if (!w) return undefined;
+  const gpus = Array.from({ length: ledger.gpus }, (_, i) => i);
+  return rowEnergy(s, { joules: ledger.between(w.fromMs, w.toMs), coverage: 1, maxGapMs: 0, gpus, source: 'simulator' }, (w.toMs - w.fromMs) / 1000);
 }
 
 /**
@@ -45,18 +67,28 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
   const seed = opts.seed ?? engineOptions.seed ?? 1;
   let clockMs = 0;
   let stats: SimEngineStats | undefined;
+  const ledgers = new Map<number, EnergyLedger>();
   return {
     description: resolved.description,
     lastStats: () => stats,
+    energyOf: (s) => {
+      const ledger = ledgers.get(s.index);
+      return ledger ? ledgerEnergy(ledger, s) : undefined;
+    },
     runStage(spec: StageSpec, index: number, firstRequestId: number): Promise<StageResult> {
       try {
         const engineSeed = seed + index * 7919 + REPEAT_SEED_STRIDE * (spec.repeat ?? 0);
         const r = runVirtualStage(resolved, spec, index, firstRequestId, clockMs, engineSeed, {
           runSeed: seed, ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}), ...(opts.shard ? { shard: opts.shard } : {}),
           ...(opts.cluster && opts.cluster.replicas > 1 ? { cluster: opts.cluster } : {}),
+          energy: opts.energy !== false,
         });
         clockMs = r.result.endedAtMs;
         stats = r.stats;
+        if (r.energy) {
+          ledgers.set(index, r.energy);
+          ledgers.delete(index - LEDGERS_KEPT);
+        }
         return Promise.resolve(r.result);
       } catch (err) {
         return Promise.reject(err);
@@ -71,6 +103,8 @@ export interface VirtualStageOptions {
   drainMs?: number;
   shard?: ShardSpec;
   cluster?: { replicas: number; router: RouterPolicy };
+  /** Run the power model and keep the engine's energy ledger (engine/power.ts); off by default (it costs a little CPU per step). */
+  energy?: boolean;
 }
 
 /**
@@ -79,7 +113,7 @@ export interface VirtualStageOptions {
  */
 export function runVirtualStage(
   resolved: ResolvedSimEngine, spec: StageSpec, index: number, firstRequestId: number, startMs: number, seed: number, opts: VirtualStageOptions = {},
-): { result: StageResult; stats: SimEngineStats } {
+): { result: StageResult; stats: SimEngineStats; energy?: EnergyLedger } {
   const { limits } = spec;
   const replay = spec.kind === 'open' && spec.arrival === 'trace';
   // Virtual time never reaches a limit that is not there: a row with no end would run forever.
@@ -92,7 +126,9 @@ export function runVirtualStage(
   const clock = new VirtualClock(startMs);
   // `admit`: requests the engine's HTTP front would refuse fail here with its status and message.
   // A cluster: each replica its own engine (own KV and prefix cache, own seed) on the one clock, behind the router.
-  const engines = Array.from({ length: opts.cluster?.replicas ?? 1 }, (_, i) => new Engine({ ...resolved.config, seed: seed + i, admit: resolved.admit }, clock));
+  const { power, ...withoutPower } = resolved.config;
+  const config = opts.energy && power ? { ...withoutPower, power } : withoutPower;
+  const engines = Array.from({ length: opts.cluster?.replicas ?? 1 }, (_, i) => new Engine({ ...config, seed: seed + i, admit: resolved.admit }, clock));
   const router = opts.cluster ? new SimRouter(opts.cluster.replicas, opts.cluster.router) : undefined;
   const { ingestMs, timeScale } = resolved.config;
   // Hashing costs a tokenization per request: only for workloads that share prefixes on purpose.
@@ -169,5 +205,7 @@ export function runVirtualStage(
   records.sort((a, b) => a.endAtMs - b.endAtMs || a.id - b.id);
   // The records are kept: the summary comes from them.
   const { requestCount: _count, ...result } = outcome.result;
-  return { result: { ...result, records }, stats: (engines[0] as Engine).stats() };
+  const first = engines[0] as Engine;
+  // The energy ledger of one engine; a cluster's replicas keep one each, not summed here (no J/token for clusters yet).
+  return { result: { ...result, records }, stats: first.stats(), ...(first.energy && engines.length === 1 ? { energy: first.energy } : {}) };
 }

@@ -140,6 +140,30 @@ export interface TelemetryPoint {
   stage?: number;
 }
 
+/** One GPU's power reading (power.jsonl, `run --power`), on the run's clock (ms). */
+export interface PowerPoint {
+  atMs: number;
+  gpu: number;
+  watts: number;
+}
+
+/** power.jsonl's readings that carry watts (energy-counter-only sources have none to chart); torn lines skipped. */
+export function readPowerSeries(dir: string): PowerPoint[] {
+  const path = join(dir, 'power.jsonl');
+  if (!existsSync(path)) return [];
+  const out: PowerPoint[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const r = JSON.parse(line) as Record<string, unknown>;
+      if (finite(r['t']) && finite(r['gpu']) && finite(r['watts'])) out.push({ atMs: r['t'], gpu: r['gpu'], watts: r['watts'] });
+    } catch {
+      // A run killed mid-write leaves a torn last line.
+    }
+  }
+  return out;
+}
+
 /** telemetry.jsonl, when the server had /metrics; unreadable lines are skipped. Times are the run's clock (ms). */
 export function readTelemetry(dir: string): Array<TelemetryPoint & { atMs: number }> {
   const path = join(dir, 'telemetry.jsonl');

@@ -5,7 +5,7 @@ import { candidateName, checkTemplate, serverCommand } from '../../src/verify/se
 function candidate(engine: string, launch: string, over: Partial<PlanCandidate> = {}): PlanCandidate {
   return {
     gpu: 'H100', gpus: 2, quant: 'awq', engine, rank: 1, feasible: true, status: 'feasible', reason: null, gpuHourPrice: 2.49,
-    capacityPerReplica: 8, replicas: 1, totalGpus: 2, costPerHour: 4.98, costPerMillionOutputTokens: 1, tokensPerSecondPerGpu: 1, tokensPerSecondPerUser: 1, launch, ...over,
+    capacityPerReplica: 8, replicas: 1, totalGpus: 2, costPerHour: 4.98, costPerMillionOutputTokens: 1, tokensPerSecondPerGpu: 1, tokensPerSecondPerUser: 1, joulesPerOutputToken: null, launch, ...over,
   };
 }
 

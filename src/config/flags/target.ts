@@ -4,6 +4,7 @@ import { DEFAULT_SIM } from '../../sim/default-sim.js';
 import { KV_CACHE_DTYPE_HELP, parseKvCacheDtypeFlag } from '../kv-cache-dtype.js';
 import { parseJsonObject, type Problems } from '../parse.js';
 import { BALANCE_POLICIES } from '../../load/replica-sender.js';
+import { parsePowerGpus, parsePowerSource, POWER_SOURCE_HELP } from '../../power/source-spec.js';
 import { choice, seconds, text, wholeNumber } from './parsers.js';
 import { flag, type FlagCommand } from './spec.js';
 
@@ -65,6 +66,21 @@ export const TARGET_FLAGS = [
     help: 'longest gap between chunks', parse: seconds({ positive: true }) }),
   flag({ name: 'timeout-request', arg: 'time', section: 'target', group: 'timeouts', commands: RUN, value: '1800', shown: '30m',
     help: 'whole request', parse: seconds({ positive: true }) }),
+
+  flag({ name: 'power', arg: 'source', section: 'target', group: 'target', commands: RUN, shown: "auto (the target's /metrics when it has DCGM power)",
+    help: `GPU power over each row's window, for J/token: ${POWER_SOURCE_HELP}`,
+    parse: (raw, p) => {
+      const r = parsePowerSource(raw);
+      if ('problem' in r) return void p.push(r.problem);
+      return r;
+    } }),
+  flag({ name: 'power-gpus', arg: 'list', section: 'target', group: 'target', commands: RUN, shown: 'every GPU the source reports',
+    help: "the deployment's GPUs whose power counts, e.g. 0,1",
+    parse: (raw, p) => {
+      const r = parsePowerGpus(raw);
+      if ('problem' in r) return void p.push(r.problem);
+      return r;
+    } }),
 
   flag({ name: 'engine-version', arg: 'v', section: 'target', group: 'metadata', commands: RUN, shown: 'the version the server reports', help: 'engine version', parse: text }),
   flag({ name: 'gpu', arg: 'name', section: 'target', group: 'metadata', commands: RUN, shown: `simulated: ${DEFAULT_SIM.gpu}`,

@@ -4,63 +4,78 @@ import type { HardwareSpec, KvCacheDtype, LinkKind, QuantName, QuantSpec } from 
 /**
  * Datasheet figures (research/simulator.md §4). Efficiencies live in the calibration file. Memory is the
  * nominal size the vendor prints (the seed fit was made with that convention); `fp8Tflops` only where the
- * GPU has FP8 tensor cores (Hopper, Ada).
+ * GPU has FP8 tensor cores (Hopper, Ada). `power`: the maximum board power (TDP) is the vendor's datasheet or spec
+ * page figure; datasheets print no idle draw, so `idleW` is what nvidia-smi reads on an idle board with a model loaded
+ * (the figures below say where each comes from). docs/energy.md checks the power model built on them.
  */
 export const BUILTIN_HARDWARE: HardwareSpec[] = [
   {
     name: 'A100-40GB', aliases: ['A100', 'A100-40G', 'A100-SXM4-40GB', 'A100-40GB-SXM4', 'A100-PCIe-40GB'],
     tflops: 312, memGiB: 40, bwGBs: 1555, link: 'nvlink', source: 'NVIDIA A100 datasheet',
+    power: { idleW: 55, maxW: 400, source: 'A100 datasheet: 400 W max TDP (SXM4); idle ≈ 55 W as nvidia-smi reads an idle SXM4 board' },
   },
   {
     name: 'A100-80GB',
     aliases: ['A100-80G', 'A100-SXM4-80GB', 'A100-80GB-SXM4', 'A100-80GB-SXM', 'A100-SXM-80GB', 'A100-PCIe-80GB'],
     tflops: 312, memGiB: 80, bwGBs: 2039, link: 'nvlink', source: 'NVIDIA A100 datasheet',
+    power: { idleW: 62, maxW: 400, source: 'A100 datasheet: 400 W max TDP (SXM4); idle 62 W measured on an idle A100-SXM4-80GB (chuyishang/inference-energy results)' },
   },
   {
     name: 'A10', aliases: ['A10-24GB', 'NVIDIA-A10'],
     tflops: 125, memGiB: 24, bwGBs: 600, link: 'pcie', source: 'NVIDIA A10 datasheet (dense FP16 tensor)',
+    power: { idleW: 20, maxW: 150, source: 'A10 datasheet: 150 W max TDP; idle ≈ 20 W (nvidia-smi on an idle board, P8)' },
   },
   {
     name: 'L20-48GB', aliases: ['L20', 'L20-48G'],
     tflops: 119.5, fp8Tflops: 239, memGiB: 48, bwGBs: 864, link: 'pcie', source: 'L20 spec pages (medium confidence)',
+    power: { idleW: 30, maxW: 275, source: 'L20 spec pages: 275 W max power; idle ≈ 30 W (estimate, as L40S-class PCIe boards)' },
   },
   {
     name: 'L4', aliases: ['L4-24GB'],
     tflops: 121, fp8Tflops: 242.5, memGiB: 24, bwGBs: 300, link: 'pcie', source: 'NVIDIA L4 datasheet (dense)',
+    power: { idleW: 16, maxW: 72, source: 'L4 datasheet: 72 W max TDP; idle ≈ 16 W (nvidia-smi on an idle board)' },
   },
   {
     name: 'L40S', aliases: ['L40S-48GB'],
     tflops: 362, fp8Tflops: 733, memGiB: 48, bwGBs: 864, link: 'pcie', source: 'NVIDIA L40S datasheet',
+    power: { idleW: 35, maxW: 350, source: 'L40S datasheet: 350 W max power; idle ≈ 35 W (nvidia-smi on an idle board)' },
   },
   {
     name: 'H100',
     aliases: ['H100-SXM', 'H100-80GB', 'H100-SXM5-80GB', 'H100-SXM-80GB', 'H100-80GB-SXM', 'H100-80GB-HBM3'],
     tflops: 989, fp8Tflops: 1979, memGiB: 80, bwGBs: 3350, link: 'nvlink', source: 'NVIDIA H100 datasheet',
+    power: { idleW: 70, maxW: 700, source: 'H100 datasheet: up to 700 W max TDP (SXM5); idle ≈ 70 W (nvidia-smi on an idle HGX H100 board)' },
   },
   {
     name: 'H100-PCIe', aliases: ['H100-PCIe-80GB', 'H100-PCIE'],
     tflops: 756, fp8Tflops: 1513, memGiB: 80, bwGBs: 2000, link: 'pcie', source: 'NVIDIA H100 datasheet (PCIe, dense)',
+    power: { idleW: 50, maxW: 350, source: 'H100 datasheet: 300–350 W max TDP (PCIe); idle ≈ 50 W' },
   },
   {
     name: 'H200', aliases: ['H200-141GB', 'H200-SXM-141GB', 'H200-SXM'],
     tflops: 989, fp8Tflops: 1979, memGiB: 141, bwGBs: 4800, link: 'nvlink', source: 'NVIDIA H200 datasheet',
+    power: { idleW: 75, maxW: 700, source: 'H200 datasheet: up to 700 W max TDP (SXM); idle ≈ 75 W (as H100 SXM, the same board)' },
   },
   {
     // The 480 GB Grace Hopper superchip (GH200-480GB) pairs an H100-class GPU with 96 GB of HBM3.
     name: 'GH200', aliases: ['GH200-480GB', 'GH200-96GB'],
     tflops: 989, fp8Tflops: 1979, memGiB: 96, bwGBs: 4000, link: 'nvlink', source: 'NVIDIA GH200 datasheet (96 GB HBM3 GPU)',
+    power: { idleW: 80, maxW: 700, source: 'GH200 datasheet: 450–1000 W module (CPU + GPU + memory), the GPU\'s share taken as H100 SXM\'s 700 W; idle ≈ 80 W' },
   },
   {
     name: 'H20', aliases: ['H20-96GB'],
     tflops: 148, fp8Tflops: 296, memGiB: 96, bwGBs: 4000, link: 'nvlink', source: 'NVIDIA H20 product brief (dense)',
+    power: { idleW: 60, maxW: 400, source: 'H20 product brief: 400 W max TDP; idle ≈ 60 W (estimate)' },
   },
   {
     name: 'RTX-3090', aliases: ['3090', 'RTX3090', 'RTX-3090-24GB', 'GeForce-RTX-3090'],
     tflops: 71, memGiB: 24, bwGBs: 936, link: 'pcie-no-p2p', source: 'Ampere GA102 whitepaper (FP16 tensor, FP32 accumulate)',
+    power: { idleW: 25, maxW: 350, source: 'GeForce RTX 3090 spec page: 350 W total graphics power; idle ≈ 25 W' },
   },
   {
     name: 'RTX-4090', aliases: ['4090', 'RTX4090', 'RTX-4090-24GB', 'GeForce-RTX-4090'],
     tflops: 165.2, fp8Tflops: 330.3, memGiB: 24, bwGBs: 1008, link: 'pcie-no-p2p', source: 'Ada whitepaper via waredb.com',
+    power: { idleW: 25, maxW: 450, source: 'GeForce RTX 4090 spec page: 450 W total graphics power; idle ≈ 25 W' },
   },
 ];
 

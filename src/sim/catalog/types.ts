@@ -71,6 +71,11 @@ export interface HardwareSpec {
    */
   cpu?: { cores: number };
   source?: string;
+  /**
+   * Board power of one GPU (sim/engine/power.ts): `maxW` the vendor's maximum board power (TDP), `idleW` what it
+   * draws idle with a model loaded (clocks down, memory kept). Absent: the simulator reports no energy for it.
+   */
+  power?: { idleW: number; maxW: number; source: string };
 }
 
 /** GGUF weight types as llama.cpp names them (`llama-quantize`'s type names; F32 is the unquantized file). */

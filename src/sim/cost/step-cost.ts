@@ -23,6 +23,15 @@ export interface BatchSummary {
   visionFlops?: number;
 }
 
+/**
+ * What a step asks of the GPU at its datasheet peaks (sim/engine/power.ts turns it into watts): the seconds its
+ * FLOPs would take at the tensor peak and its bytes at the memory bandwidth's peak, per GPU. Host time is neither.
+ */
+export interface StepActivity {
+  computeS: number;
+  memoryS: number;
+}
+
 export interface StepCostBreakdown {
   linear: number;
   attention: number;
@@ -69,6 +78,10 @@ export class StepCostModel {
   /** Host overhead included (false for pure-roofline what-ifs). */
   readonly withHost: boolean;
   private readonly soft: (a: number, b: number) => number;
+  /** Per-GPU work at the datasheet peaks (no efficiencies): FLOP-seconds and byte-seconds of each term (activity()). */
+  private readonly peak: {
+    lin: number; linMem: number; exp: number; expMem: number; att: number; attMem: number; elem: number; head: number; headMem: number; vision: number;
+  };
 
   constructor(
     model: ModelSpec, hw: HardwareSpec, tp: number, quant: QuantName, eng: EngineProfile, cal: Calibration,
@@ -131,6 +144,48 @@ export class StepCostModel {
     this.overlap = eng.overlapHost;
     this.visionPerFlop = 1 / (tp * etaC * PK);
     this.soft = softP(pure ? 2 : (cal.overlapP ?? 2));
+    const peakBw = hw.bwGBs * 1e9;
+    const perExpert = model.moe ? 3 * model.hidden * model.moe.expertFfn * moeLayerShare(model) : 0;
+    this.peak = {
+      lin: (2 * denseParams) / tp / linPK,
+      linMem: (denseParams * q.bytesPerWeight) / tp / peakBw,
+      exp: model.moe ? (2 * model.moe.activeExperts * perExpert) / tp / linPK : 0,
+      expMem: (perExpert * q.bytesPerWeight) / tp / peakBw,
+      att: (4 * (model.heads / tp) * model.headDim) / PK,
+      attMem: kvPerLayer / peakBw,
+      elem: (2 * (14 * model.hidden + (3 * d.ffnActive) / tp)) / peakBw,
+      head: (2 * model.hidden * model.vocab) / tp / PK,
+      headMem: (model.hidden * model.vocab * embeddingBytes(quant)) / tp / peakBw,
+      vision: 1 / (tp * PK),
+    };
+  }
+
+  /** The step's FLOPs and bytes per GPU as seconds at the datasheet peaks (the power model's input). */
+  activity(b: BatchSummary): StepActivity {
+    const p = this.peak;
+    const q = 1 + (b.specK ?? 0);
+    let T = b.decodeSeqs * q;
+    for (let i = 0; i < b.prefillCount; i++) T += b.prefillTokens[i] ?? 0;
+    if (T === 0) return { computeS: 0, memoryS: 0 };
+    let c = T * p.lin;
+    let m = p.linMem + T * p.elem;
+    if (this.experts > 0) {
+      const touched = this.experts * (1 - Math.pow(1 - this.topK / this.experts, T));
+      c += T * p.exp;
+      m += touched * p.expMem;
+    }
+    c += q * b.decodeCtxSum * p.att;
+    m += b.decodeCtxSum * p.attMem;
+    for (let i = 0; i < b.prefillCount; i++) {
+      const n = b.prefillTokens[i] ?? 0;
+      const s = b.prefillPrior[i] ?? 0;
+      c += n * (s + n / 2) * p.att;
+      m += (s + n) * p.attMem;
+    }
+    const L = this.layers;
+    const emitting = b.emittingSeqs + b.decodeSeqs * (q - 1);
+    const head = b.emittingSeqs > 0 ? { c: emitting * p.head, m: p.headMem } : { c: 0, m: 0 };
+    return { computeS: L * c + head.c + (b.visionFlops ?? 0) * p.vision, memoryS: L * m + head.m };
   }
 
   /** Step duration in ms. */

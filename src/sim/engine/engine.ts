@@ -8,6 +8,7 @@ import type { EngineProfile } from './profiles.js';
 import { type ScheduledBatch, Scheduler } from './scheduler.js';
 import { Deque, type Seq } from './seq.js';
 import { continuationProbability, drawAccepted, type SpecDecode } from './spec-decode.js';
+import { EnergyLedger, stepWatts, type GpuPowerSpec } from './power.js';
 
 export interface EngineConfig {
   profile: EngineProfile;
@@ -35,6 +36,8 @@ export interface EngineConfig {
    * makes submit() throw SimRejectedError with the engine's status and message.
    */
   admit?: (promptTokens: number, maxTokens: number) => Admission;
+  /** Board power of each GPU and how many the engine spans (power.ts); absent: no energy ledger. */
+  power?: GpuPowerSpec & { gpus: number };
 }
 
 /** Thrown by submit() for a request the engine cannot take at all; `status` is the HTTP status its front answers. */
@@ -65,6 +68,8 @@ export class Engine implements SimEngine {
   private readonly specQ: number;
   private busy = false;
   private nextId = 1;
+  /** Joules drawn on the engine's clock (power.ts), when the hardware has power figures. */
+  readonly energy: EnergyLedger | undefined;
   private st = {
     preemptionsTotal: 0, promptTokensTotal: 0, generationTokensTotal: 0, requestsFinishedTotal: 0, stepsTotal: 0,
     busyMs: 0, specDraftTokensTotal: 0, specAcceptedTokensTotal: 0,
@@ -84,6 +89,7 @@ export class Engine implements SimEngine {
     // Its own stream, so that turning speculative decoding on leaves the noise draws as they were.
     this.specRng = new Rng(cfg.seed ^ 0x5bd1e995);
     this.specQ = cfg.specDecode ? continuationProbability(cfg.specDecode) : 0;
+    this.energy = cfg.power ? new EnergyLedger(cfg.power.gpus, cfg.power, driver.now()) : undefined;
   }
 
   submit(spec: SimRequestSpec, listener: SimRequestListener): SimRequestHandle {
@@ -199,12 +205,15 @@ export class Engine implements SimEngine {
       }
     }
     let dt = this.cfg.cost.stepMs(batch.summary);
+    // Power follows the step's FLOPs and bytes relative to its length (before the time scale, which stretches both).
+    const activity = this.energy ? this.cfg.cost.activity(batch.summary) : undefined;
     if (this.cfg.noiseSigma > 0) {
       const sg = this.cfg.noiseSigma;
       dt *= Math.exp(sg * this.rng.normal() - (sg * sg) / 2);
       // Rare host stalls (GC, Python, driver), so clients see realistic outliers.
       if (this.rng.next() < 1e-3) dt += 20 + this.rng.next() * 180;
     }
+    if (this.energy && activity && this.cfg.power) this.energy.set(now, stepWatts(this.cfg.power, activity, dt / 1000));
     dt *= this.cfg.timeScale;
     this.busy = true;
     this.st.stepsTotal++;
@@ -215,6 +224,8 @@ export class Engine implements SimEngine {
 
   private endStep(b: ScheduledBatch): void {
     const now = this.driver.now();
+    // Idle until the next step starts (kick() below may start it at once).
+    if (this.energy && this.cfg.power) this.energy.set(now, this.cfg.power.idleW);
     const emitAt = now + this.cfg.egressMs * this.cfg.timeScale;
     const emitted: Seq[] = [];
     const indexes: number[] = [];

@@ -23,6 +23,9 @@ import type { EngineWire, FinishReason, GenIdentity, GenPlan, HttpReply, LiveSta
 import { ActiveRequest } from './active-request.js';
 import { expectedOutput, identity, naturalTokens } from './generation.js';
 import { matchRoute, readBody } from './http-util.js';
+import { energyReply } from './energy-route.js';
+import { dcgmMetricLines } from '../wire/dcgm.js';
+import { renderMetrics } from '../wire/metrics.js';
 import { decideFault, NO_FAULTS, parseFaultSpec, type FaultSpec } from './faults.js';
 import { DEFAULT_TRUTH_LIMITS, TruthStore, type EmissionStats, type TruthLimits, type TruthRecord } from './truth.js';
 
@@ -117,7 +120,13 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 
   const simRoutes = (res: ServerResponse, path: string, query: URLSearchParams): boolean => {
     if (path === '/metrics') {
-      send(res, { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: wire.metrics(ctx, liveStats()) });
+      // The simulated GPUs' power and energy follow the engine's own metrics, named as a DCGM exporter names them.
+      const power = engine.energy ? renderMetrics(dcgmMetricLines(engine.energy, driver.now(), `NVIDIA ${description.gpu}`)) : '';
+      send(res, { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: wire.metrics(ctx, liveStats()) + power });
+      return true;
+    }
+    if (path === '/sim/v1/energy') {
+      send(res, energyReply(engine.energy, driver, query));
       return true;
     }
     if (path === '/sim/v1/trace') {
