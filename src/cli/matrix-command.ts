@@ -21,6 +21,7 @@ import { fromMarkdown, terminalStyle } from '../report/terminal.js';
 import { readComparePrices } from './compare-command.js';
 import { withSources } from './flag-sources.js';
 import { runCommand } from './run-command.js';
+import { noSuccessMessage } from './run-outcome.js';
 import { profileFlags, runFlags, withFlags } from './run-flags.js';
 import { toolVersion } from './version.js';
 
@@ -71,7 +72,14 @@ export async function matrixCommand(runArgs: readonly string[], flags: MatrixFla
   const measure: MeasureCell = async (cell, url, runDir) => {
     const opts = parseRun([...doc.runArgs, ...contextArgs(cell), '--target', url, '--out', runDir]);
     const outcome = await runCommand(opts, io);
-    return { exitCode: outcome.exitCode, ...(outcome.doc ? { doc: outcome.doc } : {}), interrupted: outcome.exitCode === 130 || abort.signal.aborted };
+    // The line run printed as its error, for matrix.json: a run in which nothing succeeded says why.
+    const nothing = outcome.doc !== undefined && outcome.exitCode !== 0 && !outcome.doc.stages.some((s) => s.requests.ok > 0);
+    return {
+      exitCode: outcome.exitCode,
+      ...(outcome.doc ? { doc: outcome.doc } : {}),
+      ...(nothing ? { error: noSuccessMessage(outcome.doc?.stages ?? []) } : {}),
+      interrupted: outcome.exitCode === 130 || abort.signal.aborted,
+    };
   };
   try {
     say(`matrix: ${doc.cells.length} cells in ${dir}`);

@@ -67,6 +67,8 @@ export class LaunchError extends Error {
   readonly logTail: string;
   /** The launch was aborted (Ctrl-C), not failed. */
   readonly interrupted: boolean;
+  /** The process group the server ran in (gone by the time this is thrown), when one was started. */
+  pid?: number;
   constructor(status: LaunchStatus, message: string, logTail: string, interrupted = false) {
     super(message);
     this.name = 'LaunchError';
@@ -99,7 +101,9 @@ export async function launchServer(spec: ServerLaunchSpec, signal?: AbortSignal)
   const stop = stopper(spec, group, host);
   const fail = async (status: LaunchStatus, message: string, interrupted = false): Promise<never> => {
     await stop();
-    throw new LaunchError(status, message, tail(), interrupted);
+    const err = new LaunchError(status, message, tail(), interrupted);
+    err.pid = group.pid;
+    throw err;
   };
   const deadline = started + spec.readyTimeoutMs;
   let lastReason = 'no answer yet';

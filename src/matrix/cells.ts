@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { parseDuration } from '../config/parse.js';
 import { configError } from '../core/errors.js';
 import { fillPlaceholders } from '../launch/placeholders.js';
 import type { CellSpec } from './types.js';
@@ -16,7 +17,7 @@ export interface CellFlags {
   stopCmd?: string;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.=-]*$/;
 
 /** `NAME=CMD` (NAME a plain word) or a plain command, named `server`. */
 function splitNamed(flag: string, raw: string, plainName: string | undefined): [string, string] {
@@ -96,7 +97,7 @@ export function checkCells(cells: readonly CellSpec[]): void {
   }
 }
 
-const CELL_KEYS = new Set(['name', 'server', 'command', 'stop', 'stopCommand', 'url', 'params']);
+const CELL_KEYS = new Set(['name', 'server', 'command', 'stop', 'stopCommand', 'url', 'params', 'readyTimeout']);
 
 /**
  * A cells file: a list of cells, or `{ servers: {NAME: CMD}, cells: [...] }`. A cell names its `server` (a key of
@@ -130,7 +131,10 @@ export function readCellsFile(path: string, stopCmd: string | undefined): CellSp
     if (command === undefined && url === undefined) throw configError(`${where}: no command for server ${JSON.stringify(server)}`, 'give the cell a command, or list the server under servers:');
     const stop = typeof raw['stopCommand'] === 'string' ? raw['stopCommand'] : typeof raw['stop'] === 'string' ? raw['stop'] : stopCmd;
     const name = typeof raw['name'] === 'string' ? raw['name'] : cellName(server, params);
-    return { name, server, params, ...(url !== undefined ? { url } : { command: command as string }), ...(stop !== undefined && url === undefined ? { stopCommand: stop } : {}) };
+    const p: string[] = [];
+    const ready = raw['readyTimeout'] === undefined ? undefined : parseDuration(`${where}: readyTimeout`, String(raw['readyTimeout']), p, { positive: true });
+    if (p.length) throw configError(p.join('; '));
+    return { name, server, params, ...(ready !== undefined ? { readyTimeoutSeconds: ready } : {}), ...(url !== undefined ? { url } : { command: command as string }), ...(stop !== undefined && url === undefined ? { stopCommand: stop } : {}) };
   });
 }
 

@@ -80,13 +80,13 @@ async function runCell(m: MatrixRun, cell: CellResult): Promise<Outcome> {
         ...(cell.stopCommand !== undefined ? { stopCommand: fillPlaceholders(cell.stopCommand, values) } : {}),
         port,
         logPath,
-        readyTimeoutMs: m.doc.readyTimeoutSeconds * 1000,
+        readyTimeoutMs: (cell.readyTimeoutSeconds ?? m.doc.readyTimeoutSeconds) * 1000,
         stopTimeoutMs: m.doc.stopTimeoutSeconds * 1000,
       },
       m.signal,
     );
   } catch (err) {
-    const base = { ...reset, serverLog: `${cell.name}/${SERVER_LOG}`, port };
+    const base = { ...reset, serverLog: `${cell.name}/${SERVER_LOG}`, port, ...(err instanceof LaunchError && err.pid !== undefined ? { pid: err.pid } : {}) };
     if (!(err instanceof LaunchError)) return { ...base, status: 'failed-to-start', error: err instanceof Error ? err.message : String(err) };
     if (err.interrupted) return { ...base, status: 'skipped', error: 'interrupted while its server was starting (inferbench matrix --resume DIR runs it)' };
     return { ...base, status: err.status, error: withTail(err.message, err.logTail) };
@@ -95,6 +95,7 @@ async function runCell(m: MatrixRun, cell: CellResult): Promise<Outcome> {
   const launched = {
     serverLog: `${cell.name}/${SERVER_LOG}`,
     port,
+    ...(server.pid !== undefined ? { pid: server.pid } : {}),
     startupSeconds: server.startupSeconds,
     firstRequestMs: server.firstRequestMs,
     ...(server.ready.engine !== undefined ? { engine: server.ready.engine } : {}),

@@ -19,6 +19,8 @@ export interface CellSpec {
   stopCommand?: string;
   /** A server already running (`--server-url NAME=URL`): measured, never started or stopped. */
   url?: string;
+  /** This cell's own ready timeout (a cells file's `readyTimeout`), seconds; default the matrix's --ready-timeout. */
+  readyTimeoutSeconds?: number;
 }
 
 /** The figures a cell's run headlines (its busiest row with successes; its capacity answer). */
@@ -48,8 +50,9 @@ export interface CellResult extends CellSpec {
   headline: CellHeadline | null;
   /** The server's log, relative to the matrix folder; null for `url` cells. */
   serverLog: string | null;
-  /** The port it was given and the engine the readiness check detected. */
+  /** The port it was given, the server's process group (gone once the cell is done) and the engine detected. */
   port?: number;
+  pid?: number;
   engine?: string;
 }
 
