@@ -78,6 +78,8 @@ export async function matrixCommand(runArgs: readonly string[], flags: MatrixFla
       exitCode: outcome.exitCode,
       ...(outcome.doc ? { doc: outcome.doc } : {}),
       ...(nothing ? { error: noSuccessMessage(outcome.doc?.stages ?? []) } : {}),
+      // A capacity search that found no load within the SLO: its verdict says so.
+      ...(!nothing && outcome.doc?.capacity?.feasibleMax === null ? { error: outcome.doc.capacity.verdict } : {}),
       interrupted: outcome.exitCode === 130 || abort.signal.aborted,
     };
   };
