@@ -72,14 +72,17 @@ export async function matrixCommand(runArgs: readonly string[], flags: MatrixFla
   const measure: MeasureCell = async (cell, url, runDir) => {
     const opts = parseRun([...doc.runArgs, ...contextArgs(cell), '--target', url, '--out', runDir]);
     const outcome = await runCommand(opts, io);
+    const summary = outcome.doc;
     // The line run printed as its error, for matrix.json: a run in which nothing succeeded says why.
-    const nothing = outcome.doc !== undefined && outcome.exitCode !== 0 && !outcome.doc.stages.some((s) => s.requests.ok > 0);
+    const nothing = summary !== undefined && outcome.exitCode !== 0 && !summary.stages.some((s) => s.requests.ok > 0);
+    // A capacity search that measured and found no load within the SLO (run exits 1) measured the cell: its
+    // answer, "none", is the cell's figure, kept with the verdict as its note.
+    const noCapacity = summary !== undefined && !nothing && outcome.exitCode === 1 && summary.capacity?.feasibleMax === null && !summary.interrupted;
     return {
-      exitCode: outcome.exitCode,
-      ...(outcome.doc ? { doc: outcome.doc } : {}),
-      ...(nothing ? { error: noSuccessMessage(outcome.doc?.stages ?? []) } : {}),
-      // A capacity search that found no load within the SLO: its verdict says so.
-      ...(!nothing && outcome.doc?.capacity?.feasibleMax === null ? { error: outcome.doc.capacity.verdict } : {}),
+      exitCode: noCapacity ? 0 : outcome.exitCode,
+      ...(summary ? { doc: summary } : {}),
+      ...(nothing ? { error: noSuccessMessage(summary?.stages ?? []) } : {}),
+      ...(noCapacity ? { note: summary?.capacity?.verdict ?? '' } : {}),
       interrupted: outcome.exitCode === 130 || abort.signal.aborted,
     };
   };

@@ -17,8 +17,10 @@ export interface MeasureOutcome {
   exitCode: number;
   /** The run's summary (summary.json's document) when it got that far. */
   doc?: RunSummaryDoc;
-  /** Why the run failed, in one line, when it threw. */
+  /** Why the run failed, in one line. */
   error?: string;
+  /** A run that measured but has something to say (a capacity search that found no load within the SLO). */
+  note?: string;
   interrupted: boolean;
 }
 
@@ -131,7 +133,7 @@ async function measure(m: MatrixRun, cell: CellSpec, url: string, runDir: string
   const headline = out.doc ? headlineOf(out.doc) : null;
   if (out.interrupted) return { status: 'skipped', error: 'interrupted during its run (inferbench matrix --resume DIR runs it again)', headline };
   if (out.exitCode !== 0) return { status: 'run-failed', error: out.error ?? `the run ended with exit code ${out.exitCode} (see its folder)`, headline };
-  return { status: 'ok', error: null, headline };
+  return { status: 'ok', error: out.note ?? null, headline };
 }
 
 function withTail(message: string, tail: string): string {
