@@ -4,6 +4,7 @@ import { EXAMPLES } from './help-examples.js';
 import { addExamples, GROUP, HELP_CONFIG, opt } from './help-format.js';
 import { addPlanCommand } from './plan-flags.js';
 import { k8sFlags } from './k8s-flags.js';
+import { matrixFlags } from './matrix-flags.js';
 import { commandFlags, withFlags } from './run-flags.js';
 import { toolVersion } from './version.js';
 import { withSources } from './flag-sources.js';
@@ -83,6 +84,14 @@ export function buildProgram(): Command {
       const { k8sCommand } = await import('./k8s-command.js');
       const explicit = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
       process.exitCode = k8sCommand(runArgs, { ...flags, explicit }, io);
+    });
+
+  command(program, 'matrix', 'start each server configuration, wait until ready, measure it as `run` does, stop it; compare the cells', matrixFlags())
+    .argument('[run-flags...]', "run's flags for every cell, after --: --profile sweep --rate 1,2,4 --slo ttft:500 …")
+    .allowUnknownOption()
+    .action(async (runArgs: string[], flags: Record<string, unknown>) => {
+      const { matrixCommand } = await import('./matrix-command.js');
+      process.exitCode = await matrixCommand(runArgs, flags as unknown as import('./matrix-command.js').MatrixFlags, io);
     });
 
   command(program, 'merge', 'join the folders of a run sent as shards (run --shard I/N) into one run folder, as if one process had run it', [

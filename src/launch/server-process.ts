@@ -49,6 +49,12 @@ export interface LaunchedServer {
   pid?: number;
   /** What the readiness check found: the API it spoke, the model, the engine detection named. */
   ready: ReadyAnswer;
+  /**
+   * Whether the server is still up: its process group has a live process (with a stop command, whose start command
+   * returns at once, this cannot tell and answers true). `exit`: the start command's exit once it happened.
+   */
+  alive(): boolean;
+  exit(): { code: number | null; signal: string | null } | undefined;
   /** Idempotent; never leaves a process behind. portFree: nothing answers on the port afterwards. */
   stop(): Promise<{ portFree: boolean }>;
 }
@@ -61,6 +67,8 @@ export class LaunchError extends Error {
   readonly logTail: string;
   /** The launch was aborted (Ctrl-C), not failed. */
   readonly interrupted: boolean;
+  /** The process group the server ran in (gone by the time this is thrown), when one was started. */
+  pid?: number;
   constructor(status: LaunchStatus, message: string, logTail: string, interrupted = false) {
     super(message);
     this.name = 'LaunchError';
@@ -93,7 +101,9 @@ export async function launchServer(spec: ServerLaunchSpec, signal?: AbortSignal)
   const stop = stopper(spec, group, host);
   const fail = async (status: LaunchStatus, message: string, interrupted = false): Promise<never> => {
     await stop();
-    throw new LaunchError(status, message, tail(), interrupted);
+    const err = new LaunchError(status, message, tail(), interrupted);
+    err.pid = group.pid;
+    throw err;
   };
   const deadline = started + spec.readyTimeoutMs;
   let lastReason = 'no answer yet';
@@ -112,7 +122,8 @@ export async function launchServer(spec: ServerLaunchSpec, signal?: AbortSignal)
     const answer = await probeReady({ url, ...pick(spec) }, Math.round(Math.max(1000, Math.min(left, 120_000))));
     if (!('notReady' in answer)) {
       const startupSeconds = (performance.now() - started) / 1000;
-      return { url, startupSeconds, firstRequestMs: answer.firstRequestMs, pid: group.pid, ready: answer, stop };
+      const alive = (): boolean => spec.stopCommand !== undefined || (group.exit() === undefined && group.alive());
+      return { url, startupSeconds, firstRequestMs: answer.firstRequestMs, pid: group.pid, ready: answer, stop, alive, exit: group.exit };
     }
     lastReason = answer.notReady;
     await sleep(Math.min(spec.pollMs ?? 500, Math.max(0, deadline - performance.now())), signal);

@@ -26,6 +26,8 @@ export function parseFormats(raw: string): ReportFormat[] {
 /** Everything `report` or `compare` can write, built once from the runs. */
 export interface ReportBundle {
   kind: 'report' | 'compare';
+  /** File name stem of the .md/.json/.html written (default: kind); `inferbench matrix` writes matrix.md/.html. */
+  file?: string;
   title: string;
   runs: StoredRun[];
   names: string[];
@@ -66,9 +68,10 @@ export function outputFolder(outDir: string): { dir: string; put(file: string, d
 /** Writes the asked formats under outDir; returns the paths written. */
 export async function writeBundle(bundle: ReportBundle, formats: readonly ReportFormat[], outDir: string): Promise<string[]> {
   const { put, written } = outputFolder(outDir);
-  if (formats.includes('md')) put(`${bundle.kind}.md`, bundle.markdown);
+  const stem = bundle.file ?? bundle.kind;
+  if (formats.includes('md')) put(`${stem}.md`, bundle.markdown);
   if (formats.includes('csv')) for (const c of bundle.csv) put(c.file, c.text);
-  if (formats.includes('json')) put(`${bundle.kind}.json`, `${JSON.stringify({ schemaVersion: 1, ...bundle.json }, null, 2)}\n`);
+  if (formats.includes('json')) put(`${stem}.json`, `${JSON.stringify({ schemaVersion: 1, ...bundle.json }, null, 2)}\n`);
   // llm-d benchmark report v0.2: one file per row of every run (llmd.ts).
   if (formats.includes('llmd')) for (const run of bundle.runs) for (const r of llmdReports(run)) put(r.file, `${JSON.stringify(r.doc, null, 2)}\n`);
   if (formats.includes('png') || formats.includes('svg')) {
@@ -109,7 +112,7 @@ export async function writeBundle(bundle: ReportBundle, formats: readonly Report
       generatedAt: new Date().toISOString(),
       toolVersion: bundle.toolVersion,
     });
-    put(`${bundle.kind}.html`, html);
+    put(`${stem}.html`, html);
   }
   return written;
 }

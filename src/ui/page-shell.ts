@@ -12,7 +12,7 @@ export const INDEX_HTML = `<!doctype html>
 </head>
 <body>
 <header><a class="brand" href="#/">inferbench</a>
-<nav><a href="#/" data-nav="runs">Runs</a><a href="#/compare" data-nav="compare">Compare</a><a href="#/live" data-nav="live">Live</a></nav>
+<nav><a href="#/" data-nav="runs">Runs</a><a href="#/compare" data-nav="compare">Compare</a><a href="#/live" data-nav="live">Live</a><a href="#/matrices" data-nav="matrices">Matrices</a></nav>
 <span id="conn" class="conn" title="live updates from the dashboard server"></span></header>
 <main id="app"><p class="note">Loading…</p></main>
 <noscript>The dashboard needs JavaScript; <code>inferbench report RUN --format html</code> writes a static report instead.</noscript>

@@ -1,3 +1,4 @@
+import { listMatrices, matrixView } from './matrix-views.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InferbenchError, isUserError } from '../core/errors.js';
@@ -100,6 +101,8 @@ export async function startDashboard(opts: { resultsDir: string; port: number })
       const ids = (url.searchParams.get('ids') ?? '').split(',').filter((s) => /^[0-9a-f]{8}$/.test(s));
       return json(res, 200, compareView(ids.map(entry), url.searchParams.get('allow') === '1'));
     }
+    if (path === '/api/matrices') return json(res, 200, listMatrices(catalog.root));
+    if ((m = /^\/api\/matrices\/([^/]+)$/.exec(path))) return json(res, 200, matrixView(catalog.root, decodeURIComponent(m[1] as string)));
     if (path === '/api/live') return json(res, 200, hub.list());
     // null, not a 404, for a run that is not live: pages ask for every run they open.
     if ((m = /^\/api\/live\/([0-9a-f]{8})$/.exec(path))) return json(res, 200, hub.snapshot(m[1] as string) ?? null);
@@ -120,7 +123,7 @@ export async function startDashboard(opts: { resultsDir: string; port: number })
         if (res.headersSent) return void res.end();
         if (isUserError(err)) {
           const e = err as InferbenchError & { canAllow?: boolean };
-          const status = /^no run with id/.test(e.message) ? 404 : 400;
+          const status = /^no (run with id|matrix named)/.test(e.message) ? 404 : 400;
           return json(res, status, { error: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.canAllow ? { canAllow: true } : {}) } satisfies ApiError);
         }
         const msg = err instanceof SyntaxError ? `bad JSON: ${err.message}` : (err as Error).message;

@@ -170,3 +170,22 @@ export interface LiveSnapshot {
   /** The live TTFT scatter with those points; its data set `points` takes the new ones as they come. */
   chart: ChartJson;
 }
+
+/** GET /api/matrices: the matrix folders (`inferbench matrix`) under the results directory. */
+export interface MatrixRow {
+  name: string;
+  createdAt: string;
+  state: string;
+  cells: number;
+  ok: number;
+}
+
+/** GET /api/matrices/:name: the cells table and matrix.md as the command wrote it. */
+export interface MatrixView {
+  name: string;
+  state: string;
+  table: { headers: string[]; rows: string[][] };
+  lines: string[];
+  /** matrix.md (the comparison of the cells' runs as `compare` prints it), shown as text. */
+  markdown: string;
+}

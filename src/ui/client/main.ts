@@ -3,11 +3,12 @@ import { comparePage } from './compare-page.js';
 import { h, fill } from './dom.js';
 import { connectLive } from './live.js';
 import { livePage } from './live-page.js';
+import { matricesPage, matrixPage } from './matrix-page.js';
 import { runPage } from './run-page.js';
 import { runsPage } from './runs-page.js';
 
 /**
- * A single page with hash routes: #/ (runs), #/run/ID, #/compare?ids=A,B[&allow=1], #/live. Each page returns
+ * A single page with hash routes: #/ (runs), #/run/ID, #/compare?ids=A,B[&allow=1], #/live, #/matrices, #/matrix/NAME. Each page returns
  * what stops it (listeners, charts) when another is shown.
  */
 let stop: (() => void) | undefined;
@@ -20,12 +21,15 @@ function route(): void {
   const [path = '/', q = ''] = hash.split('?');
   const query = new URLSearchParams(q);
   const run = /^\/run\/([0-9a-f]{8})$/.exec(path);
-  const page = run ? 'runs' : path.replace(/^\//, '') || 'runs';
+  const matrix = /^\/matrix\/(.+)$/.exec(path);
+  const page = run ? 'runs' : matrix ? 'matrices' : path.replace(/^\//, '') || 'runs';
   for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', (a as HTMLElement).dataset['nav'] === page);
   window.scrollTo(0, 0);
   if (run) stop = runPage(app, run[1] as string);
   else if (path === '/compare') stop = comparePage(app, query);
   else if (path === '/live') stop = livePage(app);
+  else if (path === '/matrices') stop = matricesPage(app);
+  else if (matrix) stop = matrixPage(app, decodeURIComponent(matrix[1] as string));
   else if (path === '/') stop = runsPage(app);
   else {
     fill(app, h('p', { class: 'empty' }, 'No such page. ', h('a', { href: '#/' }, 'Back to the runs')));
