@@ -57,6 +57,7 @@ describe('--help in groups, with defaults and examples (issue 17, item 6)', () =
       GROUP.limits,
       GROUP.slo,
       GROUP.scale,
+      GROUP.power,
       GROUP.gate,
       GROUP.outputs,
       GROUP.timeouts,

@@ -16,6 +16,8 @@ export const GROUP = {
   limits: 'Limits:',
   slo: 'SLO and capacity:',
   scale: 'Scaling out:',
+  /** `--power`, `--power-gpus`: GPU power over each row's window (issue 33). */
+  power: 'Power and energy:',
   search: 'Search space:',
   prices: 'Prices:',
   /** `gate` and `run --gate-against`: thresholds and CI outputs. */

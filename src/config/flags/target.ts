@@ -67,14 +67,14 @@ export const TARGET_FLAGS = [
   flag({ name: 'timeout-request', arg: 'time', section: 'target', group: 'timeouts', commands: RUN, value: '1800', shown: '30m',
     help: 'whole request', parse: seconds({ positive: true }) }),
 
-  flag({ name: 'power', arg: 'source', section: 'target', group: 'target', commands: RUN, shown: "auto (the target's /metrics when it has DCGM power)",
+  flag({ name: 'power', arg: 'source', section: 'target', group: 'power', commands: RUN, shown: "auto (the target's /metrics when it has DCGM power)",
     help: `GPU power over each row's window, for J/token: ${POWER_SOURCE_HELP}`,
     parse: (raw, p) => {
       const r = parsePowerSource(raw);
       if ('problem' in r) return void p.push(r.problem);
       return r;
     } }),
-  flag({ name: 'power-gpus', arg: 'list', section: 'target', group: 'target', commands: RUN, shown: 'every GPU the source reports',
+  flag({ name: 'power-gpus', arg: 'list', section: 'target', group: 'power', commands: RUN, shown: 'every GPU the source reports',
     help: "the deployment's GPUs whose power counts, e.g. 0,1",
     parse: (raw, p) => {
       const r = parsePowerGpus(raw);
