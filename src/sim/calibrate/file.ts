@@ -9,6 +9,13 @@ const positive = z.number().positive().finite();
 const hardware = z.object({ etaM: positive, etaC: positive, linkAlphaUs: positive, linkBetaGBs: positive }).strict();
 const engine = z.object({ c0Ms: positive, cSeqUs: positive, tApiMs: positive, etaMoe: positive.optional(), moeBw: positive.optional() }).strict();
 const quant = z.object({ qc: positive, qm: positive }).strict();
+const spread = z.object({ bias: z.number().finite(), sd: z.number().nonnegative().finite(), se: z.number().nonnegative().finite(), n: z.number().int().positive() }).strict();
+/** Written by `--calibrate-from RUN[,RUN…]` since prediction intervals; older files have none (then the published tables' residuals give the intervals). */
+const intervals = z.object({
+  spreads: z.record(z.enum(['ttft', 'itl', 'e2e', 'requestThroughput', 'outputTokenThroughput', 'all']), spread),
+  runs: z.array(z.string()),
+  deployment: z.object({ engine: z.string(), model: z.string(), gpu: z.string(), gpus: z.number() }).strict(),
+}).strict();
 
 /**
  * A full calibration as saved; a hand-written file may give only some entries, each entry whole (the rest come
@@ -23,6 +30,7 @@ const calibrationSchema = z
     etaMoe: positive.optional(),
     overlapP: z.number().min(1).max(8).optional(),
     fitted: z.array(z.string()).optional(),
+    intervals: intervals.optional(),
   })
   .strict();
 
@@ -57,6 +65,7 @@ export function loadCalibrationFile(path: string, flag = '--calibration'): Calib
     etaMoe: c.etaMoe ?? base.etaMoe,
     ...(overlapP !== undefined ? { overlapP } : {}),
     fitted: c.fitted ?? base.fitted,
+    ...(c.intervals ? { intervals: c.intervals } : {}),
   };
 }
 

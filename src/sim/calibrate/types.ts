@@ -45,4 +45,24 @@ export interface Calibration {
   overlapP?: number;
   /** Keys that were fitted on seed data (the rest are priors). */
   fitted: string[];
+  /**
+   * `predict --calibrate-from RUN[,RUN…]`: how sure the fit is, for prediction intervals (absent: the published
+   * tables' residuals give the intervals). `deployment`: the configuration it was fitted for (engine, model, GPU, TP).
+   */
+  intervals?: { spreads: CalibratedSpreads; runs: string[]; deployment: { engine: string; model: string; gpu: string; gpus: number } };
 }
+
+/** One figure's log-errors after a calibration from measured runs (run-intervals.ts). */
+export interface CalibratedSpread {
+  /** Mean ln(predicted/measured) over the calibration's figures of that metric (after the fit). */
+  bias: number;
+  /** Standard deviation of those residuals (degrees of freedom of the fitted constants taken out). */
+  sd: number;
+  /** The fitted constants' standard error, as a prediction's log-error (Jacobian propagation). */
+  se: number;
+  /** Figures it rests on. */
+  n: number;
+}
+
+/** Per run metric (run-score.ts keys: ttft, itl, e2e, requestThroughput, outputTokenThroughput) and pooled (`all`). */
+export type CalibratedSpreads = Partial<Record<'ttft' | 'itl' | 'e2e' | 'requestThroughput' | 'outputTokenThroughput' | 'all', CalibratedSpread>>;
