@@ -37,6 +37,16 @@ export function publishedBasis(engine: SimEngineOptions, levelPct: number): Inte
   return { kind: 'published', level: levelPct / 100, unseen: unseenDimensions(engine).unseen, model: INTERVAL_DATA.model };
 }
 
+/** The calibration's own spread when it was fitted for this deployment, else the published tables' residuals (undefined: level 0). */
+export function intervalBasis(engine: SimEngineOptions, levelPct: number): IntervalBasis | undefined {
+  if (!(levelPct > 0)) return undefined;
+  const ci = engine.calibration?.intervals;
+  const same = ci && ci.deployment.engine === engine.engine && ci.deployment.model === engine.model
+    && ci.deployment.gpu.toLowerCase() === engine.gpu.toLowerCase() && ci.deployment.gpus === engine.gpus;
+  if (ci && same) return { kind: 'calibration', level: levelPct / 100, spreads: ci.spreads };
+  return publishedBasis(engine, levelPct);
+}
+
 /** A row's load regime, as the residuals classify published rows (intervals.ts pointRegime). */
 export function stageRegime(s: StageSummary): LoadRegime {
   if (s.kind === 'burst') return 'saturated';
