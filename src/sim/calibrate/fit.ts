@@ -160,12 +160,13 @@ export function printErrorTable(title: string, t: ErrorTable, out: (s: string) =
  */
 export function leaveOneTableOut(
   scenarios: SeedScenario[], cal: Calibration, ev: Evaluator,
-  opts: FitOptions & { groups?: string[]; noRefit?: boolean } = {},
+  opts: FitOptions & { groups?: string[]; noRefit?: boolean; onGroup?: (pts: FitPoint[]) => void } = {},
 ): FitPoint[] {
   const all: FitPoint[] = [];
   const priors = withPriors(PRIORS);
-  for (const group of [...new Set(scenarios.map((s) => s.group ?? s.table))].sort()) {
-    if (opts.groups && !opts.groups.includes(group)) continue;
+  const present = [...new Set(scenarios.map((s) => s.group ?? s.table))].sort();
+  // In the order asked for (--loto-tables), else sorted.
+  for (const group of opts.groups ? opts.groups.filter((g) => present.includes(g)) : present) {
     const t0 = performance.now();
     const held = scenarios.filter((s) => (s.group ?? s.table) === group);
     const rest = scenarios.filter((s) => (s.group ?? s.table) !== group);
@@ -179,6 +180,7 @@ export function leaveOneTableOut(
     });
     const pts = ev.points(held, refit, ['fit'], true);
     all.push(...pts);
+    opts.onGroup?.(all);
     opts.log?.(`LOTO ${group}: median ${medianAbsPct(pts).toFixed(1)}% over ${pts.length} figures (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   }
   return all;
@@ -273,7 +275,10 @@ async function main(): Promise<void> {
       const noRefit = args.includes('--loto-no-refit');
       // Without refits every held-out figure is simulated once, under its own constants: nothing to prime.
       if (!noRefit) ev.prime(scenarios, cal);
-      pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, priorWeight, groups, noRefit });
+      // --json FILE is rewritten after every table, so a long run that is stopped keeps the tables it finished.
+      const json = arg('--json');
+      const onGroup = json ? (done: FitPoint[]): void => writeFileSync(json, `${JSON.stringify({ ...report, lotoPoints: done, partial: true }, null, 1)}\n`) : undefined;
+      pts = leaveOneTableOut(scenarios, cal, ev, { iters: Number(arg('--loto-iters') ?? 4), log, groupWeight, priorWeight, groups, noRefit, ...(onGroup ? { onGroup } : {}) });
     }
     printErrorTable(`leave-one-table-out${jobs > 1 ? ` (${jobs} jobs)` : ''}${args.includes('--loto-no-refit') ? ' without refits' : ''}`, errorTable(pts), out);
     report['loto'] = errorTable(pts);
