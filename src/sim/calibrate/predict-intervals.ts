@@ -128,12 +128,16 @@ function incompleteBeta(x: number, a: number, b: number): number {
   return x < (a + 1) / (a + b + 2) ? (front * cf(x, a, b)) / a : 1 - (front * cf(1 - x, b, a)) / b;
 }
 
+const MIN_OWN_FIGURES = 3;
+
 /** Factors of a calibrated prediction: e^(−bias ± t·√(sd²(1 + 1/n) + se²)). */
 export function calibratedFactors(spreads: CalibratedSpreads, metric: FitMetricKey, level: number): IntervalFactors | undefined {
-  const s = spreads[metric] ?? spreads.all;
+  // A figure the runs measured fewer than 3 times (Student's t of 1 degree of freedom is 12.7) takes the pooled spread.
+  const own = spreads[metric];
+  const s = own && own.n >= MIN_OWN_FIGURES ? own : spreads.all;
   if (!s || s.n < 2) return undefined;
   const half = studentT(level, s.n - 1) * Math.sqrt(s.sd ** 2 * (1 + 1 / s.n) + s.se ** 2);
-  return { low: Math.exp(-s.bias - half), high: Math.exp(-s.bias + half), n: s.n, source: spreads[metric] ? `calibration ${metric}` : 'calibration (all figures)' };
+  return { low: Math.exp(-s.bias - half), high: Math.exp(-s.bias + half), n: s.n, source: s === own ? `calibration ${metric}` : 'calibration (all figures)' };
 }
 
 /** The factors for one predicted figure. */
