@@ -8,7 +8,10 @@ import type { SimEngineOptions } from '../sim/create.js';
 import { loadCalibrationFile, saveCalibrationFile } from '../sim/calibrate/file.js';
 import { fitMeasuredRun, type FittedConstant } from '../sim/calibrate/run-fit.js';
 import { type ExplicitEngineFlags, simEngineForRun } from '../sim/calibrate/run-config.js';
-import { loadMeasuredRun } from '../sim/calibrate/run-rows.js';
+import { loadMeasuredRun, type MeasuredRun } from '../sim/calibrate/run-rows.js';
+import { calibrationSpreads } from '../sim/calibrate/run-intervals.js';
+import { DEFAULT_INTERVAL_LEVEL } from '../sim/calibrate/predict-intervals.js';
+import type { CalibratedSpreads } from '../sim/calibrate/types.js';
 import { type ErrorReport, formatErrors, scoreRun } from '../sim/calibrate/run-score.js';
 import { DEFAULT_RESULTS_DIR, resolveRun } from '../store/run-store.js';
 
@@ -19,6 +22,18 @@ export interface CalibrationFlags {
   validateOn: string[];
   /** The configuration flags the user typed (the rest default, or come from the --calibrate-from run). */
   explicit: ExplicitEngineFlags;
+  /** `--interval-level`: percent (0: no prediction intervals; absent: the default). */
+  intervalLevel?: number;
+}
+
+/** `--interval-level <pct>`: a percent in [0, 100) (0 turns the intervals off); anything else is a usage error. */
+export function parseIntervalLevel(raw: unknown): number {
+  if (raw === undefined) return DEFAULT_INTERVAL_LEVEL;
+  const v = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(v) || v < 0 || v >= 100) {
+    throw configError(`--interval-level ${String(raw)} is not a percent in [0, 100)`, 'e.g. --interval-level 80 (0: no intervals)');
+  }
+  return v;
 }
 
 /** Reads the calibration flags, and which of --engine/--model/--gpu/--gpus/--quant were typed rather than defaulted. */
@@ -34,7 +49,7 @@ export function readCalibrationFlags(flags: Record<string, unknown>, cmd: Comman
     ...(gpus !== undefined ? { gpus: Number(gpus) } : {}),
     ...(str('quant') !== undefined ? { quant: str('quant') as string } : {}),
   };
-  const out: CalibrationFlags = { validateOn: Array.isArray(flags['validateOn']) ? (flags['validateOn'] as string[]) : [], explicit };
+  const out: CalibrationFlags = { validateOn: Array.isArray(flags['validateOn']) ? (flags['validateOn'] as string[]) : [], explicit, intervalLevel: parseIntervalLevel(flags['intervalLevel']) };
   if (str('calibrateFrom') !== undefined) out.calibrateFrom = str('calibrateFrom') as string;
   if (str('calibration') !== undefined) out.calibration = str('calibration') as string;
   if (str('saveCalibration') !== undefined) out.saveCalibration = str('saveCalibration') as string;
@@ -48,6 +63,10 @@ export interface CalibrationReport {
   saved?: string;
   engine: { engine: string; model: string; gpu: string; gpus: number; quant?: string; kvCacheDtype?: string };
   rows?: number;
+  /** `--calibrate-from` with several runs: each run folder. */
+  runs?: string[];
+  /** The fit's log-error spread per figure (prediction intervals are built from it). */
+  spreads?: CalibratedSpreads;
   before?: ErrorReport;
   after?: ErrorReport;
   constants?: FittedConstant[];
@@ -79,7 +98,7 @@ export function applyCalibrationFlags(
   if (!cf || (cf.calibrateFrom === undefined && cf.calibration === undefined && cf.validateOn.length === 0)) return { engine: defaults, notes: [] };
   const fileCal = cf.calibration !== undefined ? loadCalibrationFile(cf.calibration) : undefined;
   // Read every run first, so a bad RUN fails before a fit is spent.
-  const measured = cf.calibrateFrom !== undefined ? loadMeasuredRun(runDir(cf.calibrateFrom)) : undefined;
+  const measured = cf.calibrateFrom !== undefined ? mergedRuns(cf.calibrateFrom, cf.explicit) : undefined;
   const validations = cf.validateOn.map((ref) => loadMeasuredRun(runDir(ref)));
   let engine: SimEngineOptions = { ...defaults, ...cf.explicit, ...(fileCal ? { calibration: fileCal } : {}) };
   const notes: string[] = [];
@@ -97,12 +116,18 @@ export function applyCalibrationFlags(
       ...(defaults.ctxSize !== undefined ? { ctxSize: defaults.ctxSize } : {}),
     };
     const fit = fitMeasuredRun(measured, { ...base, ...(fileCal ? { calibration: fileCal } : {}) });
-    engine = fit.engine;
+    // How sure the fit is: the figures' spread around it and the constants' standard error (prediction intervals).
+    const spreads = calibrationSpreads(measured, base, fit.calibration);
+    fit.calibration.intervals = {
+      spreads, runs: measured.dir.split(','), deployment: { engine: base.engine, model: base.model, gpu: base.gpu, gpus: base.gpus },
+    };
+    engine = { ...fit.engine, calibration: fit.calibration };
     for (const n of fit.notes) out.write(`note: ${n}\n`);
     const g = `${base.gpus > 1 ? `${base.gpus}× ` : ''}${base.gpu}`;
     out.write(`calibration: fitted ${base.engine} ${base.model} on ${g} to ${fit.rows} rows of ${cf.calibrateFrom} in ${(fit.elapsedMs / 1000).toFixed(1)} s (${fit.evaluations} re-predictions of the run)\n`);
     out.write(`  error on that run, median |predicted/measured − 1|, before → after: ${formatErrors(fit.before, fit.after)}\n`);
     out.write(`  constants: ${fit.constants.map((c) => `${c.key} ${c.before.toPrecision(3)} → ${c.after.toPrecision(3)}`).join(', ')}\n`);
+    out.write(`  spread of the fitted figures (log-error sd, constants' standard error): ${spreadLine(spreads)}\n`);
     if (cf.saveCalibration !== undefined) {
       saveCalibrationFile(cf.saveCalibration, fit.calibration);
       out.write(`  saved: ${cf.saveCalibration} (reuse with --calibration ${cf.saveCalibration})\n`);
@@ -110,7 +135,7 @@ export function applyCalibrationFlags(
     const overall = (r: ErrorReport): string => `${r.overallPct.toFixed(1)}%`;
     notes.push(`engine and hardware constants fitted to the measured run ${cf.calibrateFrom} (error of its worst figure on it ${overall(fit.before)} → ${overall(fit.after)})`);
     report = {
-      ...report, from: measured.dir, engine: describe(engine), rows: fit.rows, before: fit.before, after: fit.after, constants: fit.constants,
+      ...report, from: measured.dir, engine: describe(engine), rows: fit.rows, spreads, ...(measured.dir.includes(',') ? { runs: measured.dir.split(',') } : {}), before: fit.before, after: fit.after, constants: fit.constants,
       evaluations: fit.evaluations, elapsedMs: Math.round(fit.elapsedMs), ...(cf.saveCalibration !== undefined ? { saved: cf.saveCalibration } : {}),
     };
   }
@@ -133,4 +158,36 @@ export function applyCalibrationFlags(
     report.validation.push({ run: v.dir, profile, rows: v.rows.length, before, ...(after ? { after } : {}) });
   });
   return { engine, report, notes };
+}
+
+const pctOf = (x: number): string => `${(100 * x).toFixed(1)}%`;
+function spreadLine(s: CalibratedSpreads): string {
+  const names: Record<string, string> = { ttft: 'TTFT', itl: 'ITL', e2e: 'e2e', requestThroughput: 'req/s', outputTokenThroughput: 'output tok/s' };
+  return Object.entries(s).filter(([k]) => k !== 'all').map(([k, v]) => `${names[k] ?? k} ${pctOf(v.sd)} ± ${pctOf(v.se)} (${v.n})`).join(', ') || 'none';
+}
+
+/**
+ * `--calibrate-from RUN[,RUN…]`: every run read, checked to measure one deployment, and their rows put together so
+ * one fit sees them all (each row keeps its own load, seed and request ids).
+ */
+function mergedRuns(list: string, explicit: ExplicitEngineFlags): MeasuredRun {
+  const refs = list.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  if (refs.length === 0) throw configError('--calibrate-from needs a run folder or id', 'e.g. --calibrate-from runs/a,runs/b');
+  const runs = refs.map((r) => loadMeasuredRun(runDir(r)));
+  if (runs.length === 1) return runs[0] as MeasuredRun;
+  const first = runs[0] as MeasuredRun;
+  const who = (r: MeasuredRun): string => {
+    const e = simEngineForRun(r, explicit);
+    return `${e.engine} ${e.model} on ${e.gpus}× ${e.gpu}`;
+  };
+  for (const [i, r] of runs.entries()) {
+    if (who(r) !== who(first)) throw configError(`--calibrate-from: ${refs[i]} measured ${who(r)}, but ${refs[0]} measured ${who(first)}`, 'calibrate from runs of one deployment (or give --engine/--model/--gpu/--gpus for all of them)');
+  }
+  return {
+    dir: runs.map((r) => r.dir).join(','),
+    run: first.run,
+    manifest: first.manifest,
+    rows: runs.flatMap((r, i) => r.rows.map((row) => ({ ...row, label: `${refs[i]}: ${row.label}` }))),
+    notes: runs.flatMap((r) => r.notes),
+  };
 }

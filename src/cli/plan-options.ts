@@ -13,6 +13,7 @@ import { hasPrice, loadPriceFile, parsePriceList, resolvePrices } from '../plan/
 import { resolveAxes } from '../plan/space.js';
 import { describeLength, maxLength, parseLengthDist, parseScenario, type LengthDist } from '../workload/lengths.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
+import { parseIntervalLevel } from './calibration-flags.js';
 
 export interface PlanFlags {
   model?: string;
@@ -42,6 +43,7 @@ export interface PlanFlags {
   calibration?: string;
   calibrateFrom?: string;
   saveCalibration?: string;
+  intervalLevel?: string;
   exhaustive?: boolean;
   objective?: string;
   threads?: string;
@@ -199,6 +201,7 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
       catalogFiles: flags.catalog ?? [],
       ...(calibration ? { calibration } : {}),
       ...(kvCacheDtype ? { kvCacheDtype } : {}),
+      intervalLevel: parseIntervalLevel(flags.intervalLevel),
     },
     axes,
     prices,

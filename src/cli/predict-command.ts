@@ -44,11 +44,21 @@ import { dropIdenticalRepeats } from './run-outcome.js';
 import { capacityFactorFor } from '../plan/capacity-factor.js';
 import type { Calibration } from '../sim/calibrate/types.js';
 import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
+import { attachStageIntervals, capacityInterval, capacityIntervalLine, intervalBasis } from './prediction-intervals.js';
+import { DEFAULT_INTERVAL_LEVEL } from '../sim/calibrate/predict-intervals.js';
 
 /** Where the constants of an uncalibrated prediction come from. */
 function constantsNote(d: { calibrated: boolean; hardwareCalibrated: boolean; gpu: string }): string {
   const hw = d.hardwareCalibrated ? 'hardware constants fitted on the seed and public tables' : `${d.gpu}'s efficiencies are priors (no published data fitted; --calibrate-from RUN fits them)`;
   return d.calibrated ? `engine and ${hw}` : `${hw}, engine host/API constants are priors (no published data for this engine)`;
+}
+
+/** What the intervals in parentheses are, under the table. */
+function intervalNote(basis: NonNullable<ReturnType<typeof intervalBasis>>): string {
+  const L = Math.round(basis.level * 1000) / 10;
+  if (basis.kind === 'calibration') return `(low–high): ${L}% prediction intervals from the calibration's own spread on the measured runs and its constants' standard error (docs/accuracy.md)`;
+  const unseen = basis.unseen.length ? `; no published table covers this ${basis.unseen.join(', ')}: widened to the out-of-family residuals` : '';
+  return `(low–high): ${L}% prediction intervals from leave-one-table-out residuals of the published tables, per metric family and load${unseen} (docs/accuracy.md; --interval-level, --calibrate-from RUN[,RUN…] narrows them)`;
 }
 
 /** `inferbench predict`: the same profiles and tables as `run`, answered by the simulator in virtual time. */
@@ -93,8 +103,20 @@ export async function predictCommand(
   // Each row's energy from the simulator's power model over the row's window (sim/engine/power.ts).
   const energy = { onStageEnd: (s: StageSummary): void => void (s.energy = runner.energyOf(s) ?? s.energy) };
   const result = await executeRunPlan(plan, virtualPlanRunner(runner), [energy], { prompts: { workload, workloadFor } });
-  const elapsedMs = performance.now() - started;
   const sameRepeats = dropIdenticalRepeats(result.stages, opts.repeat);
+  // Prediction intervals (--interval-level, default 80%; 0: none): every row, and the capacity answer.
+  const basis = intervalBasis(engineOptions, calibrationFlags?.intervalLevel ?? DEFAULT_INTERVAL_LEVEL);
+  if (basis) attachStageIntervals(result.stages, basis);
+  const capacity = capacityField(opts, result.stages, false);
+  if (basis && capacity.capacity) {
+    const rerun = async (k: number): Promise<typeof result.stages> => {
+      const scaled = createVirtualStageRunner({ ...engineOptions, modelTimeScale: (engineOptions.modelTimeScale ?? 1) * k }, { seed: opts.seed, drainMs: opts.drainSeconds * 1000 });
+      return (await executeRunPlan(plan, virtualPlanRunner(scaled), [], { prompts: { workload, workloadFor } })).stages;
+    };
+    const interval = await capacityInterval(opts, basis, rerun);
+    if (interval) capacity.capacity.interval = interval;
+  }
+  const elapsedMs = performance.now() - started;
 
   const createdAt = new Date().toISOString();
   const doc: RunSummaryDoc = {
@@ -121,11 +143,13 @@ export async function predictCommand(
     workloadSpec: workloadSpecOf(opts, { tokenizer: 'none (the simulator takes token counts)', forcedOutputLength: true }),
     windowRules: describeWindowRules(opts),
     stages: result.stages,
-    ...capacityField(opts, result.stages, false),
+    ...capacity,
     ...(calibrated.report ? { calibration: calibrated.report } : {}),
     interrupted: false,
     notes: [
       ...(sameRepeats ? [sameRepeats] : []),
+      ...(basis ? [intervalNote(basis)] : []),
+      ...(capacity.capacity?.interval ? [capacityIntervalLine(capacity.capacity.interval, capacity.capacity.unit)] : []),
       `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : constantsNote(d)}`,
       ...measuredFactorNote(calibrated.engine.calibration, { ...d, engine: calibrated.engine.engine }, calibrated.report?.file),
     ],

@@ -29,9 +29,9 @@ export function profileFlags(): Option[] {
   return flagRowsFor('run').filter((row) => row.commands.includes('predict')).map(tableOption);
 }
 
-/** Prompt and output lengths: `run`, `predict` and `plan`. */
+/** Prompt and output lengths: `run`, `predict` and `plan`; and the simulator rows plan shares with predict (--interval-level). */
 export function lengthFlags(): Option[] {
-  return flagRowsFor('plan').map(tableOption);
+  return [...flagRowsFor('plan'), ...SIM_FLAG_TABLE.filter((row) => row.commands.includes('plan'))].map(tableOption);
 }
 
 /**

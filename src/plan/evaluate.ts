@@ -12,7 +12,8 @@ import { createLengthsWorkload } from '../workload/synthetic.js';
 import type { Workload } from '../workload/types.js';
 import { capacityScale } from './capacity-factor.js';
 import { engineOptions, jobEngineExtras } from './space.js';
-import type { CandidateShape, EvaluatedCapacity, LoadPoint, PlanJobSettings } from './types.js';
+import type { CandidateShape, CapacityInterval, EvaluatedCapacity, LoadPoint, PlanJobSettings } from './types.js';
+import { capacityTimeScales, DEFAULT_INTERVAL_LEVEL, intervalBasis } from '../sim/calibrate/predict-intervals.js';
 
 /** Replicas added at most when the operating point misses the SLO the capacity search said it meets. */
 const MAX_EXTRA_REPLICAS = 2;
@@ -27,26 +28,63 @@ export function planWorkload(job: PlanJobSettings): Workload {
   return createLengthsWorkload(job.workload.prompt, job.workload.output, job.workload.seed);
 }
 
+/**
+ * The capacity's interval (--interval-level, default 80%): the same search with the engine's time at the ends of the
+ * ITL interval under load (predict-intervals.ts); undefined with --interval-level 0.
+ */
+async function capacityIntervalOf(job: PlanJobSettings, engine: ReturnType<typeof engineOptions>, workload: Workload): Promise<CapacityInterval | undefined> {
+  const basis = intervalBasis(engine, job.intervalLevel ?? DEFAULT_INTERVAL_LEVEL);
+  const scales = basis ? capacityTimeScales(basis) : undefined;
+  if (!basis || !scales) return undefined;
+  const at = async (k: number): Promise<number | null> => {
+    const scaled = { ...engine, modelTimeScale: (engine.modelTimeScale ?? 1) * k };
+    const r = (await predictCapacity({ engine: scaled, settings: job.capacity, workload, limits: job.limits, seed: job.seed })).result.feasibleMax;
+    return r !== null && r > 0 ? r : null;
+  };
+  return { low: await at(scales.slow), high: await at(scales.fast), level: Math.round(basis.level * 1000) / 10 };
+}
+
 export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateShape): Promise<EvaluatedCapacity> {
   const started = performance.now();
   const workload = planWorkload(job);
   const engine = engineOptions(job.model, shape, { seed: job.seed, ...jobEngineExtras(job) });
   const { result, stages } = await predictCapacity({ engine, settings: job.capacity, workload, limits: job.limits, seed: job.seed });
-  const base = { firstBreach: result.firstBreach, probes: result.probes.length, verdict: result.verdict };
+  // A deployment measured by `plan --verify` holds `scale` times what the simulator gives it (capacity-factor.ts);
+  // its interval moves with it.
+  const scale = capacityScale(job, shape);
+  const predicted = await capacityIntervalOf(job, engine, workload);
+  const interval = predicted && scale !== 1
+    ? { ...predicted, low: predicted.low === null ? null : predicted.low * scale, high: predicted.high === null ? null : predicted.high * scale }
+    : predicted;
+  const base = {
+    firstBreach: result.firstBreach, probes: result.probes.length, verdict: result.verdict,
+    ...(interval ? { capacityInterval: interval, replicasOptimistic: interval.high !== null ? replicasFor(job.rate, interval.high) : null } : {}),
+  };
   const simulated = result.feasibleMax;
   if (simulated === null || !(simulated > 0)) {
     const first = stages[0];
     const lowest = first ? { lowest: loadPoint(first, first.requestThroughput, shape.gpus, job) } : {};
-    return { ...base, capacityPerReplica: null, ...lowest, elapsedMs: performance.now() - started };
+    // At the optimistic end some load met the SLO: whether it does is for a measurement to say.
+    const uncertain = interval?.high ? { uncertain: `no load meets the SLO as predicted, but at the optimistic end of its ${interval.level}% interval one replica holds ${interval.high.toFixed(2)} req/s` } : {};
+    return { ...base, capacityPerReplica: null, ...lowest, ...uncertain, replicasAtPrediction: null, elapsedMs: performance.now() - started };
   }
-  // A deployment measured by `plan --verify` holds `scale` times what the simulator gives it (capacity-factor.ts).
-  const scale = capacityScale(job, shape);
   const capacity = simulated * scale;
   const scaled = scale !== 1 ? { firstBreach: result.firstBreach === null ? null : result.firstBreach * scale, capacityFactor: scale } : {};
   const atCapacityStage = stageAtLoad(stages, result.probes, simulated);
+  if (interval && interval.low === null) {
+    // The pessimistic end meets the SLO at no load: the candidate may or may not do; measure it.
+    return {
+      ...base, ...scaled, capacityPerReplica: capacity, replicasAtPrediction: replicasFor(job.rate, capacity),
+      ...(atCapacityStage ? { atCapacity: loadPoint(atCapacityStage, capacity, shape.gpus, job) } : {}),
+      uncertain: `one replica holds ${capacity.toFixed(2)} req/s as predicted, but at the pessimistic end of its ${interval.level}% interval no load meets the SLO`,
+      elapsedMs: performance.now() - started,
+    };
+  }
+  // Sized on the pessimistic capacity when there is an interval (the point capacity's count is kept beside it).
+  const sizing = interval?.low ?? capacity;
   // The search pooled its probes; the operating point is a fresh row at another rate. Should it miss the SLO
   // (noise at a boundary the search placed just above the share), one more replica is what the plan must say.
-  const fromSearch = replicasFor(job.rate, capacity);
+  const fromSearch = replicasFor(job.rate, sizing);
   let replicas = fromSearch;
   let atLoad = (await predictAtRate(job, shape, workload, job.rate / replicas)).point;
   while (!atLoad.meetsSlo && replicas < fromSearch + MAX_EXTRA_REPLICAS) {
@@ -60,6 +98,7 @@ export async function evaluateCandidate(job: PlanJobSettings, shape: CandidateSh
     ...(atCapacityStage ? { atCapacity: loadPoint(atCapacityStage, capacity, shape.gpus, job) } : {}),
     atLoad,
     replicas,
+    replicasAtPrediction: replicasFor(job.rate, capacity),
     ...(replicas > fromSearch ? { replicasAdded: replicas - fromSearch } : {}),
     elapsedMs: performance.now() - started,
   };

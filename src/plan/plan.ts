@@ -65,6 +65,7 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
       sloUnmet: count('slo-unmet'),
       pruned: count('pruned'),
       skipped: count('skipped'),
+      uncertain: count('uncertain'),
     },
     verification,
     elapsedMs: performance.now() - started,

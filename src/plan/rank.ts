@@ -21,7 +21,7 @@ export function costPerMillionTokens(costPerHour: number, outputTokensPerS: numb
   return (costPerHour / (outputTokensPerS * 3600)) * 1e6;
 }
 
-const STATUS_ORDER = { feasible: 0, 'slo-unmet': 1, pruned: 2, skipped: 3 } as const;
+const STATUS_ORDER = { feasible: 0, uncertain: 1, 'slo-unmet': 2, pruned: 3, skipped: 4 } as const;
 
 export function rankCandidates(searched: readonly SearchedCandidate[], ctx: RankContext): PlanCandidate[] {
   const outputTokensPerS = ctx.rate * ctx.meanOutputTokens;
@@ -85,10 +85,15 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     ...(e?.atCapacity ? { atCapacity: e.atCapacity } : {}),
     ...(e?.capacityFactor !== undefined ? { capacityFactor: e.capacityFactor } : {}),
     ...(e ? { search: { probes: e.probes, verdict: e.verdict, firstBreach: e.firstBreach, elapsedMs: Math.round(e.elapsedMs) } } : {}),
+    ...(e?.capacityInterval ? { capacityInterval: e.capacityInterval } : {}),
+    ...(e?.replicasOptimistic !== undefined ? { replicasOptimistic: e.replicasOptimistic } : {}),
+    ...(e?.replicasAtPrediction !== undefined ? { replicasAtPrediction: e.replicasAtPrediction } : {}),
   };
   if (c.skipped !== undefined) return { ...base, status: 'skipped', reason: c.skipped };
   if (c.pruned !== undefined) return { ...base, status: 'pruned', reason: c.pruned };
   if (!e) return { ...base, status: 'skipped', reason: 'not searched' };
+  // The capacity interval straddles the SLO: neither feasible nor not, listed apart to be measured (plan --verify).
+  if (e.uncertain !== undefined) return { ...base, status: 'uncertain', reason: `uncertain — measure it: ${e.uncertain}`, uncertain: e.uncertain };
   const cost = feasibleCost(c);
   if (cost === undefined || !e.replicas) {
     const reason = e.capacityPerReplica === null ? noCapacityReason(e) : `one replica holds ${e.capacityPerReplica.toFixed(2)} req/s, but at its share of the load (${e.atLoad?.ratePerReplica.toFixed(2)} req/s on each of ${e.replicas} replicas) it missed the SLO: ${e.atLoad?.missed ?? 'unknown'}`;

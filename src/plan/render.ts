@@ -51,11 +51,12 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
       '',
     );
   }
+  out.push(...uncertainLines(plan));
   out.push(...leftOut(plan));
   const c = plan.counts;
   out.push(
     `evaluated ${c.total} candidates in ${(plan.elapsedMs / 1000).toFixed(1)} s on ${plan.threads} thread${plan.threads === 1 ? '' : 's'}: ` +
-      `${c.searched} capacity searches (${c.feasible} feasible, ${c.sloUnmet} cannot meet the SLO), ${c.pruned} pruned by cost, ${c.skipped} cannot run`,
+      `${c.searched} capacity searches (${c.feasible} feasible, ${c.uncertain ? `${c.uncertain} uncertain, ` : ''}${c.sloUnmet} cannot meet the SLO), ${c.pruned} pruned by cost, ${c.skipped} cannot run`,
   );
   for (const n of plan.notes) out.push(`note: ${n}`);
   out.push(
@@ -67,8 +68,35 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
   return `${out.join('\n')}\n`;
 }
 
+/** `46.56 (38.20–52.10)`: the point capacity and its interval (pessimistic–optimistic; "none": no load there). */
+function capacityCell(c: PlanCandidate): string {
+  const iv = c.capacityInterval;
+  if (!iv || c.capacityPerReplica === null) return f(c.capacityPerReplica);
+  const end = (x: number | null): string => (x === null ? 'none' : f(x));
+  return `${f(c.capacityPerReplica)} (${end(iv.low)}–${end(iv.high)})`;
+}
+
+/** Replicas sized on the pessimistic capacity, the optimistic count beside it: `3 (2 optimistic)`. */
+function replicasCell(c: PlanCandidate): string {
+  if (c.replicas === null) return '—';
+  const opt = c.replicasOptimistic;
+  return opt !== undefined && opt !== null && opt !== c.replicas ? `${c.replicas} (${opt} optimistic)` : String(c.replicas);
+}
+
+/** Candidates whose interval straddles the SLO: listed apart, to be measured rather than ranked. */
+function uncertainLines(plan: PlanResult): string[] {
+  const cs = plan.candidates.filter((c) => c.status === 'uncertain');
+  if (cs.length === 0) return [];
+  const out = [`Uncertain — measure it (\`inferbench plan --verify\` runs a candidate against a real server): ${cs.length} candidate${cs.length === 1 ? '' : 's'} whose capacity interval straddles the SLO`];
+  for (const c of cs.slice(0, 5)) out.push(`  ${shapeLabel(c)}: ${c.uncertain ?? ''}`);
+  if (cs.length > 5) out.push(`  … ${cs.length - 5} more (--json lists them: status "uncertain")`);
+  out.push('');
+  return out;
+}
+
 function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table {
-  const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', 'Capacity/replica (req/s)', 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'J/token', 'Output tok/s per GPU at capacity', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
+  const level = rows.find((c) => c.capacityInterval)?.capacityInterval?.level;
+  const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', level !== undefined ? `Capacity/replica (req/s, ${level}% interval)` : 'Capacity/replica (req/s)', level !== undefined ? 'Replicas (pessimistic)' : 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'J/token', 'Output tok/s per GPU at capacity', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
   if (withReasons) headers.push('Why not');
   return {
     headers,
@@ -79,8 +107,8 @@ function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table 
         String(c.gpus),
         c.quant,
         c.engine,
-        f(c.capacityPerReplica),
-        c.replicas !== null ? String(c.replicas) : '—',
+        capacityCell(c),
+        replicasCell(c),
         c.totalGpus !== null ? String(c.totalGpus) : '—',
         usd(c.costPerHour),
         usd(c.costPerMillionOutputTokens, 3),
@@ -102,6 +130,7 @@ function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table 
 export function reasonKind(c: PlanCandidate): string {
   const r = c.reason ?? '';
   if (c.status === 'pruned') return 'pruned: one replica costs more than the cheapest deployment found';
+  if (c.status === 'uncertain') return 'uncertain — measure it: the capacity interval straddles the SLO';
   if (c.status === 'slo-unmet') return r.startsWith('even one request') || r.startsWith('no load') ? 'SLO not met even at one request at a time' : 'SLO not met at the share of the load';
   if (/does not fit .*GPU/.test(r)) return 'weights leave no room for the KV cache';
   if (/attention heads/.test(r)) return 'attention heads do not split over the GPUs';
@@ -113,7 +142,7 @@ export function reasonKind(c: PlanCandidate): string {
 function leftOut(plan: PlanResult): string[] {
   const groups = new Map<string, PlanCandidate[]>();
   for (const c of plan.candidates) {
-    if (c.feasible) continue;
+    if (c.feasible || c.status === 'uncertain') continue;
     const k = reasonKind(c);
     groups.set(k, [...(groups.get(k) ?? []), c]);
   }

@@ -38,6 +38,15 @@ export interface PlanJobSettings {
   calibration?: Calibration;
   /** `--kv-cache-dtype`: every candidate's KV-cache element type; undefined: the model's implied one. */
   kvCacheDtype?: KvCacheDtype;
+  /** `--interval-level`: percent of the capacity intervals (0 or absent: point capacities, sized on them). */
+  intervalLevel?: number;
+}
+
+/** A capacity's interval: the search at the pessimistic and optimistic ends of the engine's speed (null: no load met the SLO). */
+export interface CapacityInterval {
+  low: number | null;
+  high: number | null;
+  level: number;
 }
 
 /** Figures of one replica at one load (a predicted stage). */
@@ -81,12 +90,20 @@ export interface EvaluatedCapacity {
   replicasAdded?: number;
   /** The measured capacity factor applied (plan --calibration FILE with capacityFactors); absent: 1. */
   capacityFactor?: number;
+  /** With intervals: the capacity's interval; replicas are then sized on its pessimistic end. */
+  capacityInterval?: CapacityInterval;
+  /** Replicas at the optimistic end, and at the point capacity. */
+  replicasOptimistic?: number | null;
+  replicasAtPrediction?: number | null;
+  /** The interval straddles the SLO (one end meets it at some load, the other at none): why. */
+  uncertain?: string;
   elapsedMs: number;
 }
 
 export type PlanObjective = 'cost' | 'energy';
 
-export type CandidateStatus = 'feasible' | 'slo-unmet' | 'pruned' | 'skipped';
+/** `uncertain`: its capacity interval straddles the SLO — one end meets it, the other does not (measure it: plan --verify). */
+export type CandidateStatus = 'feasible' | 'uncertain' | 'slo-unmet' | 'pruned' | 'skipped';
 
 /** One row of the plan, in ranked order in `--json`'s `candidates`. */
 export interface PlanCandidate extends CandidateShape {
@@ -121,6 +138,15 @@ export interface PlanCandidate extends CandidateShape {
   launch?: string;
   /** Measured capacity / simulated capacity of this deployment (`plan --verify`'s --save-calibration); absent: not measured. */
   capacityFactor?: number;
+  /**
+   * `--interval-level` (default 80%): the capacity per replica's interval. `replicas` is sized on its low end (the
+   * pessimistic capacity); `replicasOptimistic` on its high end, `replicasAtPrediction` on the point capacity.
+   */
+  capacityInterval?: CapacityInterval;
+  replicasOptimistic?: number | null;
+  replicasAtPrediction?: number | null;
+  /** Set when the interval straddles the SLO: listed apart as "uncertain — measure it". */
+  uncertain?: string;
   /** Capacity search: probes run and its one-line answer. */
   search?: { probes: number; verdict: string; firstBreach: number | null; elapsedMs: number };
 }
@@ -151,7 +177,7 @@ export interface PlanResult {
   /** What the feasible candidates are ranked by: $ per 1M output tokens (cost) or J per output token (energy). */
   objective: PlanObjective;
   candidates: PlanCandidate[];
-  counts: { total: number; searched: number; feasible: number; sloUnmet: number; pruned: number; skipped: number };
+  counts: { total: number; searched: number; feasible: number; sloUnmet: number; pruned: number; skipped: number; uncertain?: number };
   verification: PlanVerification | null;
   elapsedMs: number;
   threads: number;

@@ -4,6 +4,10 @@ import type { MetricName, StageSummary } from '../results/index.js';
 import { cacheBeyondChance } from '../metrics/cache-chance.js';
 import { cellSamples, f2, failureCell, isEmbeddingsRun, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
 import type { ReportRow } from './report-rows.js';
+import { withPrediction } from './prediction-cell.js';
+
+/** A predicted percentile from fewer values keeps its † mark and no interval (the mark says it is thin). */
+const MIN_PREDICTED_PERCENTILE_SAMPLES = 20;
 
 /** What a column needs besides its row. */
 export interface ColumnContext {
@@ -25,7 +29,8 @@ const hasOk = (s: StageSummary | undefined): s is StageSummary => s !== undefine
 function figure(s: StageSummary, pick: (s: StageSummary) => number | undefined, repeatKey?: string, scale = 1): string {
   const ci = repeatKey !== undefined ? s.intervals?.[repeatKey] : undefined;
   if (ci && ci.n > 1) return `${f2(ci.mean * scale)} ± ${f2(ci.halfWidth * scale)}`;
-  return f2(pick(s));
+  // A predicted row: the figure and its prediction interval (prediction-cell.ts).
+  return (repeatKey !== undefined ? withPrediction(s, repeatKey, pick(s)) : undefined) ?? f2(pick(s));
 }
 /** Figures of the throughput stage (sweep: the row; grid: the burst), — when nothing completed. */
 const tput = (pick: (s: StageSummary) => number | undefined, repeatKey?: string) => (r: ReportRow): string =>
@@ -64,7 +69,9 @@ function percentileColumns(): TerminalColumn[] {
       cell: (r: ReportRow) => {
         if (!hasOk(r.latency)) return '—';
         const ci = p === 'p99' ? r.latency.intervals?.[`${key}P99`] : undefined;
-        return ci && ci.n > 1 ? `${f2(ci.mean)} ± ${f2(ci.halfWidth)}` : pct(r.latency.metrics[metric], '', pick);
+        if (ci && ci.n > 1) return `${f2(ci.mean)} ± ${f2(ci.halfWidth)}`;
+        const st = r.latency.metrics[metric];
+        return (st && st.count >= MIN_PREDICTED_PERCENTILE_SAMPLES ? withPrediction(r.latency, key, st[pick]) : undefined) ?? pct(st, '', pick);
       },
     })),
   );

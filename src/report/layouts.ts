@@ -1,3 +1,4 @@
+import { withPrediction } from './prediction-cell.js';
 import type { CapacityResult } from '../load/capacity-types.js';
 import { shortError } from '../core/short-error.js';
 import type { Stats } from '../metrics/stats.js';
@@ -65,9 +66,11 @@ export function pct(st: Stats | undefined, unit: string, pick: 'median' | 'p90' 
 }
 
 /** With `--repeat N`: the figure's mean ± its 95% half-width over the repeats (metrics/repeats.ts); else `plain`. */
-export function withInterval(s: StageSummary, key: string, plain: string, unit: string, scale = 1): string {
+export function withInterval(s: StageSummary, key: string, plain: string, unit: string, scale = 1, value?: number): string {
   const ci = s.intervals?.[key];
-  return ci && ci.n > 1 ? `${f2(ci.mean * scale)} ± ${f2(ci.halfWidth * scale)}${unit}` : plain;
+  if (ci && ci.n > 1) return `${f2(ci.mean * scale)} ± ${f2(ci.halfWidth * scale)}${unit}`;
+  // A predicted row: the figure and its prediction interval (prediction-cell.ts).
+  return (value !== undefined ? withPrediction(s, key, value, unit) : undefined) ?? plain;
 }
 
 /**
@@ -92,13 +95,13 @@ export function sweepTable(stages: readonly StageSummary[], opts: { capacity?: C
     if (s.requests.ok === 0) return [label, '—', '—', '—', '—', '—', '—', '—', samples(s), failureCell(s)];
     return [
       label,
-      withInterval(s, 'requestThroughput', f2(s.requestThroughput, ' req/sec'), ' req/sec'),
-      withInterval(s, 'e2eMean', f2(m.e2eMs ? m.e2eMs.mean / 1000 : undefined, ' sec'), ' sec', 1 / 1000),
-      withInterval(s, 'ttftMean', f2(m.ttftMs?.mean, ' ms'), ' ms'),
-      withInterval(s, 'itlMean', f2(m.itlMs?.mean, ' ms'), ' ms'),
-      withInterval(s, 'outputTokenThroughput', f2(s.outputTokenThroughput, ' tokens/sec'), ' tokens/sec'),
-      withInterval(s, 'ttftP99', pct(m.ttftMs, ' ms'), ' ms'),
-      withInterval(s, 'itlP99', pct(m.itlMs, ' ms'), ' ms'),
+      withInterval(s, 'requestThroughput', f2(s.requestThroughput, ' req/sec'), ' req/sec', 1, s.requestThroughput),
+      withInterval(s, 'e2eMean', f2(m.e2eMs ? m.e2eMs.mean / 1000 : undefined, ' sec'), ' sec', 1 / 1000, m.e2eMs ? m.e2eMs.mean / 1000 : undefined),
+      withInterval(s, 'ttftMean', f2(m.ttftMs?.mean, ' ms'), ' ms', 1, m.ttftMs?.mean),
+      withInterval(s, 'itlMean', f2(m.itlMs?.mean, ' ms'), ' ms', 1, m.itlMs?.mean),
+      withInterval(s, 'outputTokenThroughput', f2(s.outputTokenThroughput, ' tokens/sec'), ' tokens/sec', 1, s.outputTokenThroughput),
+      withInterval(s, 'ttftP99', pct(m.ttftMs, ' ms'), ' ms', 1, m.ttftMs?.p99),
+      withInterval(s, 'itlP99', pct(m.itlMs, ' ms'), ' ms', 1, m.itlMs?.p99),
       samples(s),
       failureCell(s),
     ];

@@ -90,5 +90,12 @@ export const capacitySchema = z.object({
   unsettled: z.array(capacityContradictionSchema).optional(),
   /** Where the search ran a load more than once: whether those runs agreed. */
   reproducibility: capacityReproducibilitySchema.optional(),
+  /**
+   * `predict --profile capacity`: the capacity's interval at `level` percent — the same search with the engine's time
+   * at the ends of the ITL interval under load (null: no load met the SLO at that end). docs/accuracy.md.
+   */
+  interval: z
+    .object({ low: z.number().nullable(), high: z.number().nullable(), level: z.number(), timeScales: z.object({ slow: z.number(), fast: z.number() }).optional(), source: z.string().optional() })
+    .optional(),
 });
 export type CapacityResult = z.output<typeof capacitySchema>;

@@ -90,6 +90,33 @@ export const replicaFiguresSchema = z.object({
 });
 export type ReplicaFigures = z.output<typeof replicaFiguresSchema>;
 
+/** One predicted figure's interval: the true figure lies in [low, high] at the intervals' level. */
+export const predictionRangeSchema = z.object({
+  low: figure,
+  high: figure,
+  /** Which residuals it was read from (`ttft|loaded`, `itl|gpu` out of family, `calibration itl` …). */
+  source: z.string().optional(),
+});
+
+/**
+ * `predict` rows: intervals on the predicted figures (latencies: their means) at `level` percent, from held-out
+ * residuals of published tables (`basis: published`, widened for a GPU/engine/model family/quantization no table
+ * covers: `unseen`) or from a `--calibrate-from` fit (`basis: calibration`). docs/accuracy.md says how.
+ */
+export const predictionIntervalsSchema = z.object({
+  level: z.number(),
+  basis: z.enum(['published', 'calibration']).optional(),
+  /** The row's load regime as the residuals classify it: low, loaded, saturated. */
+  regime: z.enum(['low', 'loaded', 'saturated']).optional(),
+  unseen: z.array(z.string()).optional(),
+  ttftMs: predictionRangeSchema.optional(),
+  itlMs: predictionRangeSchema.optional(),
+  e2eMs: predictionRangeSchema.optional(),
+  outputTokenThroughput: predictionRangeSchema.optional(),
+  requestThroughput: predictionRangeSchema.optional(),
+});
+export type PredictionIntervals = z.output<typeof predictionIntervalsSchema>;
+
 /** With --slo: the share of the row's measured requests that met every limit, in percent. */
 export const sloAttainmentSchema = z.object({ percent: z.number(), met: z.number(), of: z.number() });
 
@@ -234,6 +261,8 @@ export const stageSummarySchema = z.object({
    * how they ended — what "ok/sent" shows when the window measured nothing (report/row-status.ts).
    */
   beforeStop: z.object({ sent: z.number(), ok: z.number(), failed: z.number(), cut: z.number() }).optional(),
+  /** `predict`: intervals on the predicted figures (absent from measured rows). */
+  predictionIntervals: predictionIntervalsSchema.optional(),
   /** `--repeat N`: the 95% intervals of the main figures over the repeats (metrics/repeats.ts). */
   intervals: z.record(z.string(), repeatIntervalSchema).optional(),
   /** `--repeat N`: each repeat's own row (the same shape); the row's figures are their means. */

@@ -33,7 +33,9 @@ describe('plan (virtual time, one thread)', () => {
     expect(costs).toEqual([...costs].sort((a, b) => a - b));
     expect(feasible.map((c) => c.rank)).toEqual(feasible.map((_, i) => i + 1));
     for (const c of feasible) {
-      expect(c.replicas).toBe(Math.max(1, Math.ceil(6 / (c.capacityPerReplica as number) - 1e-9)));
+      // Sized on the pessimistic end of the capacity's interval (default --interval-level 80); the point count beside.
+      expect(c.replicas).toBe(Math.max(1, Math.ceil(6 / (c.capacityInterval?.low ?? (c.capacityPerReplica as number)) - 1e-9)));
+      expect(c.replicasAtPrediction).toBe(Math.max(1, Math.ceil(6 / (c.capacityPerReplica as number) - 1e-9)));
       expect(c.atLoad?.meetsSlo).toBe(true);
       expect(c.launch).toBeTruthy();
     }

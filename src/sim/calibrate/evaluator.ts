@@ -18,6 +18,21 @@ export interface FitPoint {
   family: string;
   published: number;
   predicted: number;
+  /** The deployment the figure was published for (prediction intervals judge distance from the data by these). */
+  gpu?: string;
+  engine?: string;
+  model?: string;
+  quant?: string;
+  gpus?: number;
+  /** The row's load: one request at a time (`sync`), a burst, a closed loop (`closed@N`) or an open rate (`open@R`). */
+  load?: string;
+}
+
+/** The load a stage puts on the server, as a FitPoint states it. */
+export function stageLoad(stage: SeedScenario['stage']): string {
+  if (stage.kind === 'burst') return 'burst';
+  if (stage.kind === 'closed') return stage.concurrency === 1 ? 'sync' : `closed@${stage.concurrency}`;
+  return `open@${stage.rate}`;
 }
 
 export interface EvaluatorOptions {
@@ -114,6 +129,8 @@ export class Evaluator {
         out.push({
           group: sc.group ?? sc.table, table: sc.table, row: sc.row, metric: m.metric, family: m.family ?? m.metric,
           published: m.published, predicted: s ? m.pick(s) : NaN,
+          gpu: sc.engine.gpu, engine: sc.engine.engine, model: sc.engine.model, quant: sc.engine.quant ?? 'none',
+          gpus: sc.engine.gpus, load: stageLoad(sc.stage),
         });
       }
     }

@@ -16,6 +16,13 @@ const capacityFactor = z
     slo: z.string(), workload: z.string(), runDir: z.string().optional(), measuredAt: z.string(),
   })
   .strict();
+const spread = z.object({ bias: z.number().finite(), sd: z.number().nonnegative().finite(), se: z.number().nonnegative().finite(), n: z.number().int().positive() }).strict();
+/** Written by `--calibrate-from RUN[,RUN…]` since prediction intervals; older files have none (then the published tables' residuals give the intervals). */
+const intervals = z.object({
+  spreads: z.record(z.enum(['ttft', 'itl', 'e2e', 'requestThroughput', 'outputTokenThroughput', 'all']), spread),
+  runs: z.array(z.string()),
+  deployment: z.object({ engine: z.string(), model: z.string(), gpu: z.string(), gpus: z.number() }).strict(),
+}).strict();
 
 /**
  * A full calibration as saved; a hand-written file may give only some entries, each entry whole (the rest come
@@ -31,6 +38,7 @@ const calibrationSchema = z
     overlapP: z.number().min(1).max(8).optional(),
     fitted: z.array(z.string()).optional(),
     capacityFactors: z.array(capacityFactor).optional(),
+    intervals: intervals.optional(),
   })
   .strict();
 
@@ -66,6 +74,7 @@ export function loadCalibrationFile(path: string, flag = '--calibration'): Calib
     ...(overlapP !== undefined ? { overlapP } : {}),
     fitted: c.fitted ?? base.fitted,
     ...(c.capacityFactors !== undefined ? { capacityFactors: c.capacityFactors } : {}),
+    ...(c.intervals ? { intervals: c.intervals } : {}),
   };
 }
 

@@ -48,7 +48,7 @@ export interface RunCalibration {
   notes: string[];
 }
 
-interface RunParam {
+export interface RunParam {
   key: string;
   lo: number;
   hi: number;
@@ -62,7 +62,7 @@ const clone = (c: Calibration): Calibration => JSON.parse(JSON.stringify(c)) as 
 const clamp = (p: RunParam, v: number): number => Math.min(p.hi, Math.max(p.lo, v));
 
 /** The constants of the engine's configuration, made present in `cal` with the values the simulator would use. */
-function runParams(engine: SimEngineOptions, cal: Calibration): { params: RunParam[]; hwKey: string; engKey: string } {
+export function runParams(engine: SimEngineOptions, cal: Calibration): { params: RunParam[]; hwKey: string; engKey: string } {
   const r = resolveSimEngine({ ...engine, calibration: cal });
   const hwKey = r.hardware.calibrationKey ?? r.hardware.name;
   const engKey = r.profile.calKey;

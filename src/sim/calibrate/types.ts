@@ -47,6 +47,11 @@ export interface Calibration {
   fitted: string[];
   /** Measured capacities of whole deployments (`plan --verify N --save-calibration FILE`): `plan` scales by them. */
   capacityFactors?: CapacityFactor[];
+  /**
+   * `predict --calibrate-from RUN[,RUN…]`: how sure the fit is, for prediction intervals (absent: the published
+   * tables' residuals give the intervals). `deployment`: the configuration it was fitted for (engine, model, GPU, TP).
+   */
+  intervals?: { spreads: CalibratedSpreads; runs: string[]; deployment: { engine: string; model: string; gpu: string; gpus: number } };
 }
 
 /**
@@ -75,3 +80,18 @@ export interface CapacityFactor {
   runDir?: string;
   measuredAt: string;
 }
+
+/** One figure's log-errors after a calibration from measured runs (run-intervals.ts). */
+export interface CalibratedSpread {
+  /** Mean ln(predicted/measured) over the calibration's figures of that metric (after the fit). */
+  bias: number;
+  /** Standard deviation of those residuals (degrees of freedom of the fitted constants taken out). */
+  sd: number;
+  /** The fitted constants' standard error, as a prediction's log-error (Jacobian propagation). */
+  se: number;
+  /** Figures it rests on. */
+  n: number;
+}
+
+/** Per run metric (run-score.ts keys: ttft, itl, e2e, requestThroughput, outputTokenThroughput) and pooled (`all`). */
+export type CalibratedSpreads = Partial<Record<'ttft' | 'itl' | 'e2e' | 'requestThroughput' | 'outputTokenThroughput' | 'all', CalibratedSpread>>;

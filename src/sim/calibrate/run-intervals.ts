@@ -1,0 +1,88 @@
+/**
+ * How sure a calibration from measured runs is: per figure (TTFT, ITL, e2e, req/s, output tok/s) the spread of the
+ * fitted prediction's log-errors on the runs, and the standard error that the fitted constants themselves carry,
+ * propagated through a numerical Jacobian (Cov(θ) = s²(JᵀJ)⁻¹ in log space). predict-intervals.ts turns them into
+ * intervals: e^(−bias ± t·√(sd²(1 + 1/n) + se²)).
+ */
+import type { SimEngineOptions } from '../create.js';
+import { runParams } from './run-fit.js';
+import type { MeasuredRun } from './run-rows.js';
+import { FIT_METRICS, type FitMetricKey, predictRows, scorePoints, type ScoredPoint } from './run-score.js';
+import type { CalibratedSpread, CalibratedSpreads, Calibration } from './types.js';
+
+/** Step of the Jacobian, in log space (5%: well above the simulator's rounding, small next to the constants' range). */
+const JACOBIAN_STEP = 0.05;
+
+const informative = (pts: readonly ScoredPoint[]): ScoredPoint[] => pts.filter((p) => !p.setByLoad && Number.isFinite(p.predicted) && p.predicted > 0);
+const residual = (p: ScoredPoint): number => Math.log(p.predicted / p.measured);
+const key = (p: ScoredPoint, i: number): string => `${i}\u0000${p.row}\u0000${p.metric}`;
+
+/** Solves (A + εI)x = b for a small symmetric matrix (Gauss-Jordan); ε keeps constants the figures do not inform harmless. */
+function invert(a: number[][]): number[][] {
+  const n = a.length;
+  const trace = a.reduce((s, r, i) => s + (r[i] as number), 0);
+  const eps = Math.max(1e-12, (trace / Math.max(1, n)) * 1e-6);
+  const m = a.map((r, i) => [...r.map((v, j) => v + (i === j ? eps : 0)), ...a.map((_, j) => (i === j ? 1 : 0))]);
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]?.[c] as number) > Math.abs(m[piv]?.[c] as number)) piv = r;
+    [m[c], m[piv]] = [m[piv] as number[], m[c] as number[]];
+    const row = m[c] as number[];
+    const d = row[c] as number;
+    for (let j = 0; j < 2 * n; j++) row[j] = (row[j] as number) / d;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r]?.[c] as number;
+      const rr = m[r] as number[];
+      for (let j = 0; j < 2 * n; j++) rr[j] = (rr[j] as number) - f * (row[j] as number);
+    }
+  }
+  return m.map((r) => r.slice(n));
+}
+
+/** The spreads of a calibration fitted to `run` (several runs merged), at the fitted constants `cal`. */
+export function calibrationSpreads(run: MeasuredRun, engine: SimEngineOptions, cal: Calibration): CalibratedSpreads {
+  const at = structuredClone(cal);
+  const { params } = runParams(engine, at);
+  const base = informative(scorePoints(run, predictRows(run, { ...engine, calibration: at })));
+  const r0 = new Map(base.map((p, i) => [key(p, i), residual(p)]));
+  // Jacobian of every residual on each constant's log.
+  const J: number[][] = base.map(() => []);
+  for (const p of params) {
+    const c = structuredClone(at);
+    const v = p.get(c);
+    const h = v * Math.exp(JACOBIAN_STEP) <= p.hi ? JACOBIAN_STEP : -JACOBIAN_STEP;
+    p.set(c, v * Math.exp(h));
+    const moved = scorePoints(run, predictRows(run, { ...engine, calibration: c }));
+    const byKey = new Map(informative(moved).map((q) => [`${q.row}\u0000${q.metric}`, q]));
+    base.forEach((b, i) => {
+      const q = byKey.get(`${b.row}\u0000${b.metric}`);
+      J[i]?.push(q ? (residual(q) - (r0.get(key(b, i)) as number)) / h : 0);
+    });
+  }
+  const N = base.length;
+  const P = params.length;
+  const rs = base.map(residual);
+  const s2 = rs.reduce((a, r) => a + r * r, 0) / Math.max(1, N - P);
+  const JtJ = params.map((_, a) => params.map((__, b) => J.reduce((s, row) => s + (row[a] as number) * (row[b] as number), 0)));
+  const cov = invert(JtJ).map((row) => row.map((v) => v * s2));
+  const predVar = J.map((row) => row.reduce((s, ja, a) => s + ja * row.reduce((t, jb, b) => t + (cov[a]?.[b] as number) * jb, 0), 0));
+  // The fitted constants took P degrees of freedom out of N figures: the spread is scaled back up by √(N/(N−P)).
+  const dof = N > P ? Math.sqrt(N / (N - P)) : 2;
+  const spread = (idx: number[]): CalibratedSpread | undefined => {
+    if (idx.length < 2) return undefined;
+    const xs = idx.map((i) => rs[i] as number);
+    const bias = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const sd = Math.sqrt(xs.reduce((a, x) => a + (x - bias) ** 2, 0) / (xs.length - 1)) * dof;
+    const se = Math.sqrt(idx.reduce((a, i) => a + Math.max(0, predVar[i] as number), 0) / idx.length);
+    return { bias, sd, se, n: xs.length };
+  };
+  const out: CalibratedSpreads = {};
+  for (const m of FIT_METRICS) {
+    const s = spread(base.map((p, i) => (p.metric === m.key ? i : -1)).filter((i) => i >= 0));
+    if (s) out[m.key as FitMetricKey] = s;
+  }
+  const all = spread(base.map((_, i) => i));
+  if (all) out.all = { ...all, bias: 0 };
+  return out;
+}

@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
+
+/**
+ * Over HTTP: `inferbench sim --time-scale 1.3` (a deployment 30% slower than the catalog) measured with two profiles,
+ * `predict --calibrate-from` both, then a third profile measured: its figures lie inside the calibrated intervals,
+ * which are narrower than the uncalibrated ones. Rows are short; the 95% level leaves room for a loaded machine.
+ */
+let root: string;
+let sim: ChildProcess | undefined;
+let url = '';
+
+function startSim(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...cliEntry, 'sim', '--port', '0', '--time-scale', '1.3', '--no-prefix-caching'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    sim = child;
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`sim did not start: ${out}`)), 60_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`sim exited ${code}: ${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'ib-calint-'));
+  url = await startSim();
+}, 90_000);
+afterAll(() => {
+  sim?.kill('SIGTERM');
+  rmSync(root, { recursive: true, force: true });
+});
+
+type Range = { low: number; high: number };
+type Stage = {
+  label: string; requestThroughput: number; outputTokenThroughput: number;
+  metrics: { ttftMs: { mean: number }; itlMs: { mean: number }; e2eMs: { mean: number } };
+  predictionIntervals?: { basis: string; ttftMs: Range; itlMs: Range; e2eMs: Range; outputTokenThroughput: Range };
+};
+
+describe('predict --calibrate-from two runs against inferbench sim --time-scale 1.3', () => {
+  it('a third profile measured lies inside the calibrated intervals, narrower than the uncalibrated ones', async () => {
+    const common = ['--target', url, '--gpu', 'A100-80GB', '--max-seconds', '2', '--output-tokens', '32', '--no-progress', '--format', 'json'];
+    const a = join(root, 'concurrent');
+    const b = join(root, 'constant');
+    const c = join(root, 'third');
+    expect((await runCli(['run', ...common, '--profile', 'concurrent', '--concurrency', '1,8', '--out', a])).code).toBe(0);
+    expect((await runCli(['run', ...common, '--profile', 'constant', '--rate', '2,5', '--out', b])).code).toBe(0);
+    const third = ['--profile', 'concurrent', '--concurrency', '4'];
+    expect((await runCli(['run', ...common, ...third, '--out', c])).code).toBe(0);
+    const measured = (JSON.parse(readFileSync(join(c, 'summary.json'), 'utf8')) as { stages: Stage[] }).stages;
+
+    const saved = join(root, 'cal.json');
+    const predictThird = ['predict', ...third, '--max-seconds', '2', '--output-tokens', '32', '--interval-level', '95', '--json'];
+    const cal = await runCli([...predictThird, '--calibrate-from', `${a},${b}`, '--save-calibration', saved]);
+    expect(cal.code, cal.stderr).toBe(0);
+    expect(cal.stderr).toMatch(/calibration: fitted vllm Qwen2-7B-Instruct on A100-80GB to 4 rows of /);
+    expect(cal.stderr).toMatch(/spread of the fitted figures/);
+    const plain = await runCli([...predictThird, '--gpu', 'A100-80GB']);
+    expect(plain.code, plain.stderr).toBe(0);
+    const calibrated = (JSON.parse(cal.stdout) as { stages: Stage[] }).stages[0] as Stage;
+    const uncalibrated = (JSON.parse(plain.stdout) as { stages: Stage[] }).stages[0] as Stage;
+    const m = measured[0] as Stage;
+    expect(calibrated.predictionIntervals?.basis).toBe('calibration');
+    expect(uncalibrated.predictionIntervals?.basis).toBe('published');
+    const figures: Array<['ttftMs' | 'itlMs' | 'e2eMs' | 'outputTokenThroughput', number]> = [
+      ['ttftMs', m.metrics.ttftMs.mean], ['itlMs', m.metrics.itlMs.mean], ['e2eMs', m.metrics.e2eMs.mean], ['outputTokenThroughput', m.outputTokenThroughput],
+    ];
+    for (const [f, v] of figures) {
+      const ci = calibrated.predictionIntervals?.[f] as Range;
+      const ui = uncalibrated.predictionIntervals?.[f] as Range;
+      expect(v, `${f} measured ${v} in ${ci.low}–${ci.high}`).toBeGreaterThanOrEqual(ci.low);
+      expect(v, `${f} measured ${v} in ${ci.low}–${ci.high}`).toBeLessThanOrEqual(ci.high);
+      expect(ci.high / ci.low, f).toBeLessThan(ui.high / ui.low);
+    }
+    // The saved calibration keeps the spreads: a later predict with --calibration FILE gives the same intervals.
+    const again = await runCli([...predictThird, '--calibration', saved, '--gpu', 'A100-80GB']);
+    expect(again.code, again.stderr).toBe(0);
+    const reused = (JSON.parse(again.stdout) as { stages: Stage[] }).stages[0] as Stage;
+    expect(reused.predictionIntervals?.basis).toBe('calibration');
+    expect(reused.predictionIntervals?.itlMs.low).toBeCloseTo(calibrated.predictionIntervals?.itlMs.low as number, 6);
+  }, 300_000);
+});
