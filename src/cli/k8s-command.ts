@@ -3,15 +3,12 @@
  * split into N shards (src/k8s/): the run flags resolved once into a plan, in a ConfigMap every pod runs. It only
  * prints: nothing is applied, nothing is sent.
  */
-import { Command, CommanderError } from 'commander';
-import { resolveRunOptions } from '../config/run-options.js';
 import { configError } from '../core/errors.js';
 import { buildShardManifests } from '../k8s/manifest.js';
 import { resolveK8sOptions, type RawK8sFlags } from '../k8s/options.js';
 import { renderManifests } from '../k8s/render.js';
 import { checkRunArgs, shardPlan, type RunArgsParser } from '../k8s/run-args.js';
-import { withSources } from './flag-sources.js';
-import { profileFlags, runFlags, withFlags } from './run-flags.js';
+import { parseRunFlags } from './run-args-parse.js';
 import { toolVersion } from './version.js';
 
 interface Out {
@@ -31,20 +28,5 @@ export function k8sCommand(runArgs: readonly string[], flags: RawK8sFlags, io: {
   return 0;
 }
 
-/** Parses with run's own flags and resolves with run's own rules; a mistake is one config error. */
-const parseRunArgs: RunArgsParser = (args, notices) => {
-  const cmd = withFlags(new Command('run'), profileFlags(), runFlags())
-    .exitOverride()
-    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
-    .action(() => undefined);
-  try {
-    cmd.parse([...args], { from: 'user' });
-  } catch (err) {
-    if (!(err instanceof CommanderError)) throw err;
-    const what = err.code === 'commander.helpDisplayed' ? "for run's flags see inferbench run --help" : err.message.replace(/^error: /, '');
-    throw configError(`run flags: ${what}`);
-  }
-  // No environment: the pods have their own, and the local one (OPENAI_API_KEY, …) must not leak into the check.
-  const opts = resolveRunOptions(withSources(cmd.opts(), cmd), {}, undefined, notices);
-  return { opts, profileGiven: cmd.getOptionValueSource('profile') === 'cli' };
-};
+/** Parses with run's own flags and resolves with run's own rules; no environment: the pods have their own. */
+const parseRunArgs: RunArgsParser = (args, notices) => parseRunFlags(args, { env: {}, notices });

@@ -6,9 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { parseDuration } from '../config/parse.js';
-import { resolveRunOptions } from '../config/run-options.js';
 import type { RunOptions } from '../config/run-options.js';
 import { configError } from '../core/errors.js';
 import { buildCells, type CellFlags } from '../matrix/cells.js';
@@ -19,10 +17,9 @@ import type { CellSpec, MatrixDoc } from '../matrix/types.js';
 import { writeBundle } from '../report/outputs.js';
 import { fromMarkdown, terminalStyle } from '../report/terminal.js';
 import { readComparePrices } from './compare-command.js';
-import { withSources } from './flag-sources.js';
 import { runCommand } from './run-command.js';
 import { noSuccessMessage } from './run-outcome.js';
-import { profileFlags, runFlags, withFlags } from './run-flags.js';
+import { parseRunFlags } from './run-args-parse.js';
 import { toolVersion } from './version.js';
 
 export interface MatrixFlags extends CellFlags {
@@ -149,16 +146,5 @@ function contextArgs(cell: CellSpec): string[] {
 
 /** run's own flag parser and option rules (as `inferbench k8s` checks its run flags); a mistake is one config error. */
 function parseRun(args: readonly string[]): RunOptions {
-  const cmd = withFlags(new Command('run'), profileFlags(), runFlags())
-    .exitOverride()
-    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
-    .action(() => undefined);
-  try {
-    cmd.parse([...args], { from: 'user' });
-  } catch (err) {
-    if (!(err instanceof CommanderError)) throw err;
-    const what = err.code === 'commander.helpDisplayed' ? "for run's flags see inferbench run --help" : err.message.replace(/^error: /, '');
-    throw configError(`run flags: ${what}`);
-  }
-  return resolveRunOptions(withSources(cmd.opts(), cmd), process.env, undefined, []);
+  return parseRunFlags(args).opts;
 }

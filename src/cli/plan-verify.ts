@@ -5,8 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError } from 'commander';
-import { resolveRunOptions } from '../config/run-options.js';
+import type { RunOptions } from '../config/run-options.js';
 import { configError } from '../core/errors.js';
 import type { PlanResult } from '../plan/types.js';
 import { DEFAULT_RESULTS_DIR } from '../store/run-store.js';
@@ -16,10 +15,9 @@ import { renderVerification } from '../verify/render.js';
 import { checkTemplate } from '../verify/server-command.js';
 import type { MeasureCapacity, ServerCommandSource, VerifyResult } from '../verify/types.js';
 import { verifyPlan } from '../verify/verify.js';
-import { withSources } from './flag-sources.js';
 import type { PlanOptions, PlanVerifyOptions } from './plan-options.js';
 import { runCommand } from './run-command.js';
-import { profileFlags, runFlags, withFlags } from './run-flags.js';
+import { parseRunFlags } from './run-args-parse.js';
 
 /** The CLI itself, to start `inferbench sim` as a candidate: this node (and its flags, e.g. tsx's loader) and this entry. */
 function selfArgv(): string[] {
@@ -37,18 +35,8 @@ export function serverSource(v: PlanVerifyOptions, opts: PlanOptions): ServerCom
 }
 
 /** Parses `run`'s flags with run's own option table and resolves them with run's rules (as `inferbench k8s` does). */
-function parseRunArgs(args: readonly string[]): ReturnType<typeof resolveRunOptions> {
-  const cmd = withFlags(new Command('run'), profileFlags(), runFlags())
-    .exitOverride()
-    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
-    .action(() => undefined);
-  try {
-    cmd.parse([...args], { from: 'user' });
-  } catch (err) {
-    if (!(err instanceof CommanderError)) throw err;
-    throw configError(`plan --verify's run flags: ${err.message.replace(/^error: /, '')}`);
-  }
-  return resolveRunOptions(withSources(cmd.opts(), cmd), process.env);
+function parseRunArgs(args: readonly string[]): RunOptions {
+  return parseRunFlags(args, { what: "plan --verify's run flags" }).opts;
 }
 
 /** Each measurement is one `inferbench run`: its table and progress go to stderr, stdout keeps the plan's answer. */

@@ -148,10 +148,11 @@ export async function predictCommand(
     interrupted: false,
     notes: [
       ...(sameRepeats ? [sameRepeats] : []),
-      ...(basis ? [intervalNote(basis)] : []),
-      ...(capacity.capacity?.interval ? [capacityIntervalLine(capacity.capacity.interval, capacity.capacity.unit)] : []),
       `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : constantsNote(d)}`,
       ...measuredFactorNote(calibrated.engine.calibration, { ...d, engine: calibrated.engine.engine }, calibrated.report?.file),
+      // After the engine-model line, which stays notes[0] (as before intervals).
+      ...(basis ? [intervalNote(basis)] : []),
+      ...(capacity.capacity?.interval ? [capacityIntervalLine(capacity.capacity.interval, capacity.capacity.unit)] : []),
     ],
   };
   if (opts.out) {

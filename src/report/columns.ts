@@ -6,9 +6,6 @@ import { cellSamples, f2, failureCell, isEmbeddingsRun, pct, samples, serverCell
 import type { ReportRow } from './report-rows.js';
 import { withPrediction } from './prediction-cell.js';
 
-/** A predicted percentile from fewer values keeps its † mark and no interval (the mark says it is thin). */
-const MIN_PREDICTED_PERCENTILE_SAMPLES = 20;
-
 /** What a column needs besides its row. */
 export interface ColumnContext {
   layout: 'sweep' | 'grid';
@@ -71,7 +68,8 @@ function percentileColumns(): TerminalColumn[] {
         const ci = p === 'p99' ? r.latency.intervals?.[`${key}P99`] : undefined;
         if (ci && ci.n > 1) return `${f2(ci.mean)} ± ${f2(ci.halfWidth)}`;
         const st = r.latency.metrics[metric];
-        return (st && st.count >= MIN_PREDICTED_PERCENTILE_SAMPLES ? withPrediction(r.latency, key, st[pick]) : undefined) ?? pct(st, '', pick);
+        // No prediction interval on percentiles: the held-out residuals are of means, not of tail percentiles.
+        return pct(st, '', pick);
       },
     })),
   );

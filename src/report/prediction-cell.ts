@@ -1,6 +1,6 @@
 /**
  * `predict` rows: a figure with its prediction interval, `52.30 (44.10–63.00)`. The interval is kept on the means
- * (summary.json `predictionIntervals`); a percentile shown takes the same factors (the interval's ends over its mean).
+ * (summary.json `predictionIntervals`); percentile columns carry none (the held-out residuals are of means).
  */
 import type { StageSummary } from '../results/index.js';
 

@@ -85,8 +85,9 @@ describe('compare of capacity runs on different GPUs, priced per GPU', () => {
     // The verdict's cost per 1M output tokens reads each run's price too: price × 1e6 ÷ (tok/s × 3600).
     const costH = (2.49 * 1e6) / (peakTokens(h) * 3600);
     const costA = (1.79 * 1e6) / (peakTokens(a) * 3600);
-    expect(rowOf(r.stdout, '## Verdict', SERIES.h100).at(-1)).toBe(`$${costH.toFixed(3)} (1 GPU at $2.49/GPU-hour)`);
-    expect(rowOf(r.stdout, '## Verdict', SERIES.a100).at(-1)).toBe(`$${costA.toFixed(3)} (1 GPU at $1.79/GPU-hour)`);
+    // The J per 1M output tokens column follows (predicted runs carry the simulator's energy): the $ cell is second to last.
+    expect(rowOf(r.stdout, '## Verdict', SERIES.h100).at(-2)).toBe(`$${costH.toFixed(3)} (1 GPU at $2.49/GPU-hour)`);
+    expect(rowOf(r.stdout, '## Verdict', SERIES.a100).at(-2)).toBe(`$${costA.toFixed(3)} (1 GPU at $1.79/GPU-hour)`);
     expect(r.stdout).toContain("$ per 1M output tokens at saturation (at each run's GPU-hour price: H100 $2.49, A100-80GB $1.79)");
 
     type Json = {
@@ -124,7 +125,7 @@ describe('compare of capacity runs on different GPUs, priced per GPU', () => {
     const r = await runCli(['compare', runs.h100, runs.a100, runs.l40s, '--gpu-hour-price', 'H100=2.49,A100-80GB=1.79', '--format', 'md', '--out', join(root, 'missing')]);
     expect(r.code, r.stderr).toBe(0);
     expect(rowOf(r.stdout, '## Capacity ranking', SERIES.l40s).at(-1)).toBe('— (no price for L40S)');
-    expect(rowOf(r.stdout, '## Verdict', SERIES.l40s).at(-1)).toBe('— (no price for L40S)');
+    expect(rowOf(r.stdout, '## Verdict', SERIES.l40s).at(-2)).toBe('— (no price for L40S)');
     const line = `- No GPU-hour price for ${SERIES.l40s} (GPU L40S): it gets no cost; add L40S=USD to --gpu-hour-price.`;
     // Under the ranking and under the verdict.
     expect(r.stdout.split('\n').filter((l) => l === line)).toHaveLength(2);

@@ -24,8 +24,9 @@ function tableOf(stdout: string): string[][] {
 beforeAll(async () => {
   // Predictions answer in virtual time: a whole sweep or grid in well under a second each.
   const [sweep, grid] = await Promise.all([
-    runCli(['predict', '--max-requests', '40', '--sweep-rates', '3', '--slo', 'ttft:100,itl:30', '--out', sweepDir]),
-    runCli(['predict', '--profile', 'grid', '--input-lens', '128,512', '--output-lens', '64,256', '--num-prompts', '20', '--gpus', '1', '--out', gridDir]),
+    // The layout without prediction intervals (--interval-level 0); the last test here checks them.
+    runCli(['predict', '--max-requests', '40', '--sweep-rates', '3', '--slo', 'ttft:100,itl:30', '--interval-level', '0', '--out', sweepDir]),
+    runCli(['predict', '--profile', 'grid', '--input-lens', '128,512', '--output-lens', '64,256', '--num-prompts', '20', '--gpus', '1', '--interval-level', '0', '--out', gridDir]),
   ]);
   expect(sweep.code, sweep.stderr).toBe(0);
   expect(grid.code, grid.stderr).toBe(0);
@@ -74,6 +75,19 @@ describe('terminal tables: compact, plain, one window line', () => {
       expect(Number(r[6])).toBeGreaterThan(0);
       expect(Number(r[7])).toBeGreaterThan(0);
     }
+  });
+
+  it('with prediction intervals (the default): mean and throughput cells read `value (low–high)`, p99 cells stay plain, lines stay under 215 columns', async () => {
+    const r = await runCli(['predict', '--max-requests', '40', '--sweep-rates', '3', '--slo', 'ttft:100,itl:30']);
+    expect(r.code, r.stderr).toBe(0);
+    const [header, ...rows] = tableOf(r.stdout);
+    const ttft = header?.indexOf('TTFT (ms)') ?? -1;
+    const p99 = header?.indexOf('TTFT p99 (ms)') ?? -1;
+    for (const row of rows.filter((c) => c[1] !== '—')) {
+      expect(row[ttft]).toMatch(/^\d+\.\d\d \(\d+\.\d\d–\d+\.\d\d\)$/);
+      expect(row[p99]).toMatch(/^\d+\.\d\d( †)?$/);
+    }
+    for (const line of r.stdout.split('\n').filter((l) => l.startsWith('|'))) expect(line.length, line).toBeLessThanOrEqual(215);
   });
 
   it('--columns picks and orders the columns; p50/p90 expand to TTFT and ITL at that percentile', async () => {
