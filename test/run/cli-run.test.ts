@@ -2,19 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../src/metrics/record.js';
-import type { RunSummaryDoc } from '../../src/report/run-summary.js';
 import { runCli } from '../helpers/cli.js';
+import { readRunFolder } from '../helpers/run-folder.js';
 import { startFixedDelayServer, type FixedDelayServer } from '../helpers/openai-server.js';
 
-function readRun(dir: string): { doc: RunSummaryDoc; records: RequestRecord[] } {
-  const doc = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummaryDoc;
-  const records = readFileSync(join(dir, 'requests.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as RequestRecord);
-  return { doc, records };
-}
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -44,7 +35,7 @@ describe('inferbench run against an OpenAI-compatible server', () => {
     expect(tableLines[0]).toMatch(/^\|\s+synchronous/);
     expect(tableLines[10]).toMatch(/^\|\s+throughput/);
 
-    const { doc, records } = readRun(out);
+    const { doc, records } = readRunFolder(out);
     expect(doc.stages).toHaveLength(11);
     for (const stage of doc.stages) {
       const ok = records.filter((r) => r.stage === stage.index && !r.warmup && r.status === 'ok');
@@ -69,7 +60,7 @@ describe('inferbench run against an OpenAI-compatible server', () => {
     expect(res.code).toBe(0);
     const rows = res.stdout.split('\n').filter((l) => /^\|\s+(128|512)\s+\|/.test(l));
     expect(rows).toHaveLength(4);
-    const { doc, records } = readRun(out);
+    const { doc, records } = readRunFolder(out);
     expect(doc.layout).toBe('grid');
     // Each cell: a burst of 20 (throughput columns), then a one-at-a-time pass of 10 (latency columns).
     expect(doc.stages).toHaveLength(8);

@@ -9,18 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/metrics/record.js';
-import type { RunSummaryDoc } from '../../src/report/run-summary.js';
 import { startSimServer, type SimServer } from '../../src/sim/server/index.js';
 import { runCli } from '../helpers/cli.js';
+import { readRunFolder } from '../helpers/run-folder.js';
 
-function readRun(dir: string): { doc: RunSummaryDoc; records: RequestRecord[] } {
-  const doc = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummaryDoc;
-  const records = readFileSync(join(dir, 'requests.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as RequestRecord);
-  return { doc, records };
-}
 
 const sim = (modelTimeScale: number): Promise<SimServer> =>
   startSimServer({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 3, modelTimeScale, port: 0 });
@@ -48,7 +40,7 @@ describe('run --target A,B: load spread over replicas', () => {
     const out = join(tmp, 'rr');
     const res = await runCli(['run', '--target', `${fast.url},${slow.url}`, '--profile', 'concurrent', '--concurrency', '4', '--max-requests', '30', ...BASE, '--out', out]);
     expect(res.code, res.stderr).toBe(0);
-    const { doc, records } = readRun(out);
+    const { doc, records } = readRunFolder(out);
     expect(records.every((r) => r.replica === 0 || r.replica === 1)).toBe(true);
     expect(Math.abs(count(records, 0) - count(records, 1))).toBeLessThanOrEqual(1);
     const row = doc.stages[0];
@@ -70,7 +62,7 @@ describe('run --target A,B: load spread over replicas', () => {
     const out = join(tmp, 'lif');
     const res = await runCli(['run', '--target', fast.url, '--target', slow.url, '--balance', 'least-inflight', '--profile', 'concurrent', '--concurrency', '4', '--max-requests', '40', ...BASE, '--out', out]);
     expect(res.code, res.stderr).toBe(0);
-    const { records } = readRun(out);
+    const { records } = readRunFolder(out);
     expect(count(records, 0)).toBeGreaterThan(count(records, 1));
   });
 
@@ -78,7 +70,7 @@ describe('run --target A,B: load spread over replicas', () => {
     const out = join(tmp, 'session');
     const res = await runCli(['run', '--target', `${fast.url},${slow.url}`, '--balance', 'session', '--turns', '3', '--profile', 'concurrent', '--concurrency', '4', '--max-requests', '24', ...BASE, '--out', out]);
     expect(res.code, res.stderr).toBe(0);
-    const { records } = readRun(out);
+    const { records } = readRunFolder(out);
     const byConversation = new Map<number, Set<number>>();
     for (const r of records) {
       expect(r.conversationId).toBeDefined();
@@ -106,7 +98,7 @@ describe('run --target A,B: load spread over replicas', () => {
       }, 5);
     });
     const res = await run;
-    const { doc, records } = readRun(out);
+    const { doc, records } = readRunFolder(out);
     const row = doc.stages[0];
     const down = row?.replicas?.[1]?.down;
     expect(down, res.stdout + res.stderr).toBeDefined();
@@ -135,7 +127,7 @@ describe('run --target A,B: load spread over replicas', () => {
       const out = join(tmp, 'header');
       const res = await runCli(['run', '--target', url, '--session-header', 'X-Conv', '--turns', '3', '--profile', 'synchronous', '--max-requests', '6', ...BASE, '--out', out]);
       expect(res.code, res.stderr).toBe(0);
-      const { records } = readRun(out);
+      const { records } = readRunFolder(out);
       const turns = records.filter((r) => r.conversationId !== undefined);
       expect(turns.length).toBeGreaterThanOrEqual(6);
       const ids = seen.filter((h) => h !== 'undefined');

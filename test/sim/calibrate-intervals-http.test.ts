@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { startSimProcess } from '../helpers/sim-process.js';
 
 /**
  * Over HTTP: `inferbench sim --time-scale 1.3` (a deployment 30% slower than the catalog) measured with two profiles,
@@ -16,22 +17,10 @@ let root: string;
 let sim: ChildProcess | undefined;
 let url = '';
 
-function startSim(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cliEntry, 'sim', '--port', '0', '--time-scale', '1.3', '--no-prefix-caching'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    sim = child;
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sim did not start: ${out}`)), 60_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`sim exited ${code}: ${out}`)));
-  });
+async function startSim(): Promise<string> {
+  const started = await startSimProcess(['--time-scale', '1.3', '--no-prefix-caching']);
+  sim = started.child;
+  return started.url;
 }
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@
  * twice under round-robin: prefix-aware routing sends each group to one replica, so it misses once per group where
  * round-robin misses once per group and replica.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,12 +13,8 @@ import type { RunSummaryDoc } from '../../src/report/run-summary.js';
 import { startSimCluster, type SimCluster } from '../../src/sim/cluster/cluster.js';
 import { SimRouter, blockChain } from '../../src/sim/cluster/router.js';
 import { runCli } from '../helpers/cli.js';
+import { readRunFolder } from '../helpers/run-folder.js';
 
-function readRun(dir: string): { doc: RunSummaryDoc; records: RequestRecord[] } {
-  const doc = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummaryDoc;
-  const records = readFileSync(join(dir, 'requests.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as RequestRecord);
-  return { doc, records };
-}
 
 const cluster = (router: 'round-robin' | 'prefix-aware'): Promise<SimCluster> =>
   startSimCluster({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 5, modelTimeScale: 3, promptTokensDetails: true, port: 0, replicas: 4, router });
@@ -71,7 +67,7 @@ describe('inferbench sim --replicas 4 over HTTP', () => {
       '--no-progress', '--idle-wait', '0', '--out', out,
     ]);
     expect(res.code, res.stderr).toBe(0);
-    return { ...readRun(out), stdout: res.stdout };
+    return { ...readRunFolder(out), stdout: res.stdout };
   };
 
   it('prefix-aware routing has a higher cache hit rate and a lower TTFT than round-robin; per-replica figures come from the header', async () => {
