@@ -66,8 +66,8 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     let idleWait: StageSummary['idleWait'];
     let last: StageResult | undefined;
     for (let r = 0; r < repeats; r++) {
-      const firstItem = spec.workload.size !== undefined ? { firstItem: nextItem } : {};
-      const runSpec = repeats > 1 || firstItem.firstItem !== undefined ? { ...spec, ...firstItem, ...(repeats > 1 ? { repeat: r } : {}) } : spec;
+      // A finite workload (dataset, trace) continues where the earlier rows left it.
+      const runSpec = { ...spec, ...(spec.workload.size !== undefined ? { firstItem: nextItem } : {}), ...(repeats > 1 ? { repeat: r } : {}) };
       const waited = index > 0 || r > 0 ? await hooks.beforeStage?.(runSpec, index, stages) : undefined;
       idleWait ??= waited;
       if (hooks.signal?.aborted) break;
