@@ -3,7 +3,9 @@
  * Σ w·log²(pred/published) over the figures marked `fit`, by bounded coordinate descent in log space.
  *   npx tsx src/sim/calibrate/fit.ts [--seeds DIR] [--corpus FILE | --no-corpus] [--tables T01,seed 003]
  *     [--passes N] [--iters N] [--seed-weight W] [--prior-weight W] [--write] [--loto] [--refit] [--loto-tables T06,T23]
- *     [--jobs N] [--from FILE] [--no-in-sample] [--json FILE] [--write-intervals]
+ *     [--jobs N] [--from FILE] [--no-in-sample] [--json FILE] [--write-intervals] [--only KEY,KEY…]
+ * --only KEY,…: refit only these constants (e.g. L20-48GB.linkSmallGBs,L20-48GB.etaC), every other one stays where
+ * the start put them (--write keeps the start's `fitted` list and adds the keys' entries).
  * Without --loto: refit every constant on all tables (--write stores the result as DEFAULT_CALIBRATION).
  * --loto: leave one table out (each public table T01…T23 and each seed file) around the shipped DEFAULT_CALIBRATION
  * (or --from FILE): refit the constants it shares with the others without it, predict it. That is the error of the
@@ -193,7 +195,7 @@ function allParamsTouching(held: SeedScenario[], rest: SeedScenario[]): Param[] 
 
 /** fit.ts's flags: those that take a value, and switches. */
 const VALUE_FLAGS = ['--seeds', '--corpus', '--tables', '--passes', '--iters', '--seed-weight', '--prior-weight',
-  '--loto-tables', '--loto-iters', '--jobs', '--from', '--json'];
+  '--loto-tables', '--loto-iters', '--jobs', '--from', '--json', '--only'];
 const SWITCHES = ['--no-corpus', '--write', '--loto', '--loto-only', '--refit', '--no-in-sample', '--write-intervals', '--loto-no-refit'];
 
 /** A misspelt or unknown flag, or one missing its value, is a usage error rather than silently ignored. */
@@ -249,10 +251,25 @@ async function main(): Promise<void> {
   // --loto-only never refits: LOTO child processes pass it with --from.
   const loto = args.includes('--loto') || args.includes('--loto-only');
   const refit = !args.includes('--loto-only') && (!loto || args.includes('--refit') || args.includes('--write'));
+  // --only KEY,…: a partial refit (the constants a change added or re-scoped), the others held where they are.
+  const onlyKeys = arg('--only')?.split(',');
+  if (onlyKeys) {
+    const known = new Set(buildCorpusParams(scenarios).map((p) => p.key));
+    const unknown = onlyKeys.filter((k) => !known.has(k));
+    if (unknown.length) throw configError(`--only: no fitted constant ${unknown.join(', ')} in these tables`, `constants: ${[...known].join(', ')}`);
+  }
   if (refit) {
-    cal = fitCalibration(scenarios, start, { passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev, groupWeight, priorWeight });
-    cal.note = `fitted on data/seeds + data/public-tables (${new Date().toISOString().slice(0, 10)}), weighted Σlog² objective with log-normal priors (--prior-weight ${priorWeight})`;
-    cal.fitted = fittedKeys(buildCorpusParams(scenarios));
+    cal = fitCalibration(scenarios, start, {
+      passes: Number(arg('--passes') ?? 2), iters: Number(arg('--iters') ?? 6), log, evaluator: ev, groupWeight, priorWeight, ...(onlyKeys ? { only: onlyKeys } : {}),
+    });
+    const day = new Date().toISOString().slice(0, 10);
+    if (onlyKeys) {
+      cal.note = `${start.note}; ${onlyKeys.join(', ')} refitted with the others held (fit.ts --only, ${day})`;
+      cal.fitted = [...new Set([...start.fitted, ...fittedKeys(buildCorpusParams(scenarios).filter((p) => onlyKeys.includes(p.key)))])];
+    } else {
+      cal.note = `fitted on data/seeds + data/public-tables (${day}), weighted Σlog² objective with log-normal priors (--prior-weight ${priorWeight})`;
+      cal.fitted = fittedKeys(buildCorpusParams(scenarios));
+    }
     const after = ev.points(scenarios, cal, ['fit'], true);
     printErrorTable('refitted, in sample', errorTable(after), out);
     report['after'] = errorTable(after);

@@ -16,6 +16,8 @@ export const PRIORS: Calibration = {
     A10: { etaM: 0.8, etaC: 0.6, linkAlphaUs: 20, linkBetaGBs: 20 },
     L4: { etaM: 0.8, etaC: 0.6, linkAlphaUs: 20, linkBetaGBs: 20 },
     'H100-PCIe': { etaM: 0.8, etaC: 0.65, linkAlphaUs: 20, linkBetaGBs: 25 },
+    // NVLink bridges between pairs (600 GB/s, three links against the SXM board's eighteen): A100-class link priors.
+    'H100-NVL': { etaM: 0.8, etaC: 0.65, linkAlphaUs: 10, linkBetaGBs: 150 },
     GH200: { etaM: 0.8, etaC: 0.65, linkAlphaUs: 8, linkBetaGBs: 250 },
     H20: { etaM: 0.8, etaC: 0.7, linkAlphaUs: 8, linkBetaGBs: 250 },
   },

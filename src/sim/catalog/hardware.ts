@@ -41,15 +41,29 @@ export const BUILTIN_HARDWARE: HardwareSpec[] = [
     power: { idleW: 35, maxW: 350, source: 'L40S datasheet: 350 W max power; idle ≈ 35 W (nvidia-smi on an idle board)' },
   },
   {
+    // H100 SXM5 (HGX/DGX boards): what "H100" has always meant here. NVIDIA H100 Tensor Core GPU datasheet, SXM column:
+    // 989 TFLOPS dense BF16/FP16 (1,979 with sparsity), 1,979 dense FP8, 80 GB HBM3 at 3.35 TB/s, up to 700 W,
+    // NVLink 900 GB/s (NVSwitch: every GPU of the board reaches every other one).
     name: 'H100',
-    aliases: ['H100-SXM', 'H100-80GB', 'H100-SXM5-80GB', 'H100-SXM-80GB', 'H100-80GB-SXM', 'H100-80GB-HBM3'],
-    tflops: 989, fp8Tflops: 1979, memGiB: 80, bwGBs: 3350, link: 'nvlink', source: 'NVIDIA H100 datasheet',
+    aliases: ['H100-SXM', 'H100-SXM5', 'H100-80GB', 'H100-SXM5-80GB', 'H100-SXM-80GB', 'H100-80GB-SXM', 'H100-80GB-HBM3'],
+    tflops: 989, fp8Tflops: 1979, memGiB: 80, bwGBs: 3350, link: 'nvlink', source: 'NVIDIA H100 datasheet (SXM)',
     power: { idleW: 70, maxW: 700, source: 'H100 datasheet: up to 700 W max TDP (SXM5); idle ≈ 70 W (nvidia-smi on an idle HGX H100 board)' },
   },
   {
-    name: 'H100-PCIe', aliases: ['H100-PCIe-80GB', 'H100-PCIE'],
+    // H100 PCIe (the 2022 card): lower clocks and power, HBM2e. Datasheet PCIe column: 756 TFLOPS dense BF16/FP16
+    // (1,513 with sparsity), 1,513 dense FP8, 80 GB HBM2e at 2.0 TB/s, 300–350 W; PCIe Gen5 (an optional NVLink
+    // bridge joins two cards; without one, tensor parallelism runs over PCIe).
+    name: 'H100-PCIe', aliases: ['H100-PCIe-80GB', 'H100-PCIE', 'H100-80GB-PCIe'],
     tflops: 756, fp8Tflops: 1513, memGiB: 80, bwGBs: 2000, link: 'pcie', source: 'NVIDIA H100 datasheet (PCIe, dense)',
     power: { idleW: 50, maxW: 350, source: 'H100 datasheet: 300–350 W max TDP (PCIe); idle ≈ 50 W' },
+  },
+  {
+    // H100 NVL (the 2023 PCIe card for LLM serving): datasheet NVL column: 835 TFLOPS dense BF16/FP16 (1,671 with
+    // sparsity), 1,671 dense FP8, 94 GB HBM3 at 3.9 TB/s, 350–400 W configurable; NVLink bridges join cards in pairs
+    // (600 GB/s), PCIe Gen5 between pairs: tensor parallelism above 2 GPUs crosses PCIe (`nvlinkGroup`).
+    name: 'H100-NVL', aliases: ['H100-NVL-94GB', 'H100NVL', 'H100-94GB'],
+    tflops: 835, fp8Tflops: 1671, memGiB: 94, bwGBs: 3900, link: 'nvlink', nvlinkGroup: 2, source: 'NVIDIA H100 datasheet (NVL, dense)',
+    power: { idleW: 60, maxW: 400, source: 'H100 datasheet: 350–400 W configurable max TDP (NVL); idle ≈ 60 W (estimate, between the PCIe and SXM boards)' },
   },
   {
     name: 'H200', aliases: ['H200-141GB', 'H200-SXM-141GB', 'H200-SXM'],
@@ -80,10 +94,10 @@ export const BUILTIN_HARDWARE: HardwareSpec[] = [
 ];
 
 /** Prior link constants (all-reduce latency and effective bus bandwidth) per link kind. */
-export const LINK_PRIORS: Record<LinkKind, { alphaUs: number; betaGBs: number }> = {
+export const LINK_PRIORS: Record<LinkKind, { alphaUs: number; betaGBs: number; smallGBs?: number }> = {
   nvlink: { alphaUs: 10, betaGBs: 150 },
-  pcie: { alphaUs: 20, betaGBs: 20 },
-  'pcie-no-p2p': { alphaUs: 35, betaGBs: 10 },
+  pcie: { alphaUs: 20, betaGBs: 20, ...(process.env['SEEDFIT_LL'] ? { smallGBs: Number(process.env['SEEDFIT_LL']) } : {}) },
+  'pcie-no-p2p': { alphaUs: 35, betaGBs: 10, ...(process.env['SEEDFIT_LL'] ? { smallGBs: Number(process.env['SEEDFIT_LL']) } : {}) },
 };
 
 export const QUANTS: Record<QuantName, QuantSpec> = {

@@ -63,6 +63,11 @@ export interface HardwareSpec {
   memGiB: number;
   bwGBs: number;
   link: LinkKind;
+  /**
+   * GPUs joined by `link` in groups of this many (H100 NVL: NVLink bridges join pairs); tensor parallelism over more
+   * GPUs than that crosses PCIe, and its all-reduces take the PCIe link's constants. Absent: every GPU of the node.
+   */
+  nvlinkGroup?: number;
   /** Calibration key for efficiencies; defaults to `name`. */
   calibrationKey?: string;
   /**

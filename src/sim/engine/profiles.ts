@@ -104,6 +104,19 @@ function sglangChunkedPrefillSize(_len: number, hw: HardwareSpec): number {
   return hw.memGiB < 160 ? 8192 : 16384;
 }
 
+/**
+ * LMDeploy's default --max-batch-size by GPU (lmdeploy/utils.py `get_max_batch_size`, InternLM/lmdeploy; its
+ * benchmark README lists the defaults): before v0.10.0 A100/A800 256, H100/H800 512, every other GPU 128 (the
+ * device name is matched by substring, so an L20, L40S or RTX card gets 128). v0.10.0 raised A100 to 512 and
+ * H100/H20 to 1024, H200 to 1280; the profile spans 0.1–0.5 (the published tables' releases), so the older map.
+ */
+export function lmdeployMaxBatchSize(hw: HardwareSpec): number {
+  const n = hw.name.toLowerCase();
+  if (n.startsWith('a100')) return 256;
+  if (n.startsWith('h100')) return 512;
+  return 128;
+}
+
 export const ENGINE_PROFILES: EngineProfile[] = [
   {
     ...base, id: 'vllm-v1', name: 'vllm', wire: 'vllm', label: 'vLLM V1 (token budget, chunked prefill)', aliases: ['vllm', 'vllm-latest', 'vllm-0.8', 'vllm-0.10'],
@@ -139,7 +152,7 @@ export const ENGINE_PROFILES: EngineProfile[] = [
   },
   {
     ...base, id: 'lmdeploy', name: 'lmdeploy', wire: 'lmdeploy', label: 'lmdeploy TurboMind (mixed batches)', aliases: ['turbomind'],
-    policy: 'mixed', maxNumSeqs: () => 256, maxNumBatchedTokens: () => 8192, overlapHost: true,
+    policy: 'mixed', maxNumSeqs: lmdeployMaxBatchSize, maxNumBatchedTokens: () => 8192, overlapHost: true,
     calKey: 'lmdeploy', calibrated: true,
   },
   {
