@@ -19,11 +19,7 @@ export interface Param {
   affects(sc: SeedScenario): boolean;
 }
 
-interface Described {
-  gpu: string; eng: string; quant: string; moe: boolean; tp: number; served: boolean; legacy: boolean;
-  /** Tensor parallelism whose all-reduces cross PCIe (step-cost.ts: NCCL's LL protocol for small messages). */
-  pcieTp: boolean;
-}
+interface Described { gpu: string; eng: string; quant: string; moe: boolean; tp: number; served: boolean; legacy: boolean }
 
 const described = new WeakMap<SeedScenario, Described | null>();
 
@@ -39,7 +35,6 @@ export function describeScenario(sc: SeedScenario): Described | null {
         served: sc.engine.inProcess !== true,
         // Legacy kernels: the shared etaMoe instead of the engine's MoE constants (step-cost.ts).
         legacy: r.profile.quantFamily === 'legacy',
-        pcieTp: r.description.gpus > 1 && (r.hardware.link !== 'nvlink' || (r.hardware.nvlinkGroup ?? Infinity) < r.description.gpus),
       };
     } catch {
       d = null;
@@ -78,12 +73,6 @@ export function buildParams(scenarios: SeedScenario[]): Param[] {
     const onTp = (s: SeedScenario) => d(s)?.gpu === g && (d(s)?.tp ?? 1) > 1;
     add({ key: `${g}.linkAlphaUs`, lo: 5, hi: nv ? 40 : 80, get: (c) => hw(c).linkAlphaUs, set: (c, v) => { hw(c).linkAlphaUs = v; }, affects: onTp }, nTp);
     add({ key: `${g}.linkBetaGBs`, lo: nv ? 20 : 4, hi: nv ? 300 : 32, get: (c) => hw(c).linkBetaGBs, set: (c, v) => { hw(c).linkBetaGBs = v; }, affects: onTp }, nTp);
-    // PCIe rings: the small-message (decode) all-reduce bandwidth; absent it equals linkBetaGBs (no change).
-    const onPcieTp = (s: SeedScenario) => d(s)?.gpu === g && d(s)?.pcieTp === true;
-    add({
-      key: `${g}.linkSmallGBs`, lo: 2, hi: 32, get: (c) => hw(c).linkSmallGBs ?? hw(c).linkBetaGBs,
-      set: (c, v) => { hw(c).linkSmallGBs = v; }, affects: onPcieTp,
-    }, count((x) => x.gpu === g && x.pcieTp));
   }
   for (const e of new Set(known.map((x) => x.eng))) {
     const ec = (c: Calibration) => c.engines[e] as NonNullable<Calibration['engines'][string]>;

@@ -8,11 +8,6 @@ export interface HardwareCal {
   linkAlphaUs: number;
   /** All-reduce effective bus bandwidth for large (prefill) messages. */
   linkBetaGBs: number;
-  /**
-   * PCIe links: all-reduce bandwidth of small (decode-step) messages, NCCL's LL protocol (absent: the link kind's
-   * prior, LINK_PRIORS). NVLink ignores it.
-   */
-  linkSmallGBs?: number;
 }
 
 export interface EngineCal {

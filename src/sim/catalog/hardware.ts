@@ -94,10 +94,10 @@ export const BUILTIN_HARDWARE: HardwareSpec[] = [
 ];
 
 /** Prior link constants (all-reduce latency and effective bus bandwidth) per link kind. */
-export const LINK_PRIORS: Record<LinkKind, { alphaUs: number; betaGBs: number; smallGBs?: number }> = {
+export const LINK_PRIORS: Record<LinkKind, { alphaUs: number; betaGBs: number }> = {
   nvlink: { alphaUs: 10, betaGBs: 150 },
-  pcie: { alphaUs: 20, betaGBs: 20, ...(process.env['SEEDFIT_LL'] ? { smallGBs: Number(process.env['SEEDFIT_LL']) } : {}) },
-  'pcie-no-p2p': { alphaUs: 35, betaGBs: 10, ...(process.env['SEEDFIT_LL'] ? { smallGBs: Number(process.env['SEEDFIT_LL']) } : {}) },
+  pcie: { alphaUs: 20, betaGBs: 20 },
+  'pcie-no-p2p': { alphaUs: 35, betaGBs: 10 },
 };
 
 export const QUANTS: Record<QuantName, QuantSpec> = {

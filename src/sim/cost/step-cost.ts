@@ -45,8 +45,6 @@ export interface StepCostBreakdown {
 const TAU_K = 4e-6; // fixed per-GEMM latency
 const TAU_A = 8e-6; // fixed attention kernel latency
 const ETA_A = 0.5; // attention FLOP efficiency
-/** All-reduce message size up to which NCCL keeps a PCIe ring on its LL protocol (see arPerTokenSmall). */
-const SMALL_AR_BYTES = Number(process.env['SEEDFIT_SX'] ?? 512 * 1024);
 
 /**
  * How far a kernel's compute and memory time overlap: the p-norm of the two (p = 2 by default; 1 adds them, ∞ is the
@@ -69,9 +67,6 @@ export class StepCostModel {
   private readonly elemPerToken: number;
   private readonly arAlpha: number;
   private readonly arPerToken: number;
-  /** PCIe: per-token all-reduce time of the first `arSmallTokens` tokens of a step (NCCL's LL protocol), see below. */
-  private readonly arPerTokenSmall: number;
-  private readonly arSmallTokens: number;
   private readonly headFlop: number;
   private readonly headMem: number;
   private readonly eagerFloor: number;
@@ -107,7 +102,6 @@ export class StepCostModel {
     const etaC = pure ? 1 : (hc?.etaC ?? 0.65);
     const alpha = (hcLink?.linkAlphaUs ?? link.alphaUs) * 1e-6;
     const beta = (hcLink?.linkBetaGBs ?? link.betaGBs) * 1e9;
-    const smallBeta = hcLink?.linkSmallGBs !== undefined ? hcLink.linkSmallGBs * 1e9 : link.smallGBs !== undefined ? link.smallGBs * 1e9 : beta;
     const q = QUANTS[quant];
     const qKey = `${eng.quantFamily}:${quant}`;
     const qc = quant === 'fp16' || quant === 'bf16' || pure ? { qc: 1, qm: 1 } : (cal.quant[qKey] ?? PRIORS.quant[qKey] ?? { qc: 0.7, qm: 0.8 });
@@ -146,12 +140,6 @@ export class StepCostModel {
     this.elemPerToken = (2 * (14 * model.hidden + (3 * d.ffnActive) / tp)) / BW;
     this.arAlpha = tp > 1 ? 2 * alpha : 0;
     this.arPerToken = tp > 1 ? (2 * 2 * ((tp - 1) / tp) * model.hidden * 2) / beta : 0;
-    // Over PCIe, NCCL runs an all-reduce of a small message (a decode step's: 2 bytes × hidden per token) on its LL
-    // protocol (LL128 is enabled on NVLink only), whose bandwidth is a fraction of the Simple protocol's that large
-    // (prefill) messages get: the first SMALL_AR_BYTES of every message move at `linkSmallGBs`, the rest at
-    // `linkBetaGBs`. Decode time per step then grows with the batch's tokens faster on PCIe than on NVLink.
-    this.arSmallTokens = tp > 1 && !pure && kind !== 'nvlink' ? Math.floor(SMALL_AR_BYTES / (model.hidden * 2)) : 0;
-    this.arPerTokenSmall = this.arSmallTokens > 0 ? (2 * 2 * ((tp - 1) / tp) * model.hidden * 2) / smallBeta : 0;
     this.headFlop = (2 * model.hidden * model.vocab) / tp / (etaC * PK);
     this.headMem = (model.hidden * model.vocab * embeddingBytes(quant)) / tp / BW;
     this.eagerFloor = eng.eager && !pure ? eng.eager.kernelsPerLayer * eng.eager.launchUs * 1e-6 : 0;
@@ -240,8 +228,7 @@ export class StepCostModel {
     }
     const elem = T * this.elemPerToken + 6 * TAU_K;
     const layer = Math.max(lin + att + elem, this.eagerFloor);
-    const small = Math.min(T, this.arSmallTokens);
-    const comm = this.arAlpha + small * this.arPerTokenSmall + (T - small) * this.arPerToken;
+    const comm = this.arAlpha + T * this.arPerToken;
     const head = b.emittingSeqs > 0 ? soft((b.emittingSeqs + b.decodeSeqs * (q - 1)) * this.headFlop, this.headMem) : 0;
     // Images: the vision encoder's GEMMs (~2 FLOPs per parameter per patch) run before the prefill, in the same step.
     const vision = (b.visionFlops ?? 0) * this.visionPerFlop;

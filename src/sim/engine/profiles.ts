@@ -73,6 +73,11 @@ export interface EngineProfile {
   longContextChunk?: { above: number; tokens: number };
 }
 
+/**
+ * vLLM V1's batch defaults for its API server (vllm/engine/arg_utils.py `get_batch_defaults`, vllm-project/vllm):
+ * on a GPU of ≥ 70 GiB whose name does not contain "a100" (H100 SXM/PCIe/NVL, H200, H20, GH200) max_num_seqs 1024
+ * and max_num_batched_tokens 8192, else 256 and 2048 (A100 excluded by name: vLLM PR #17885).
+ */
 const bigGpu = (hw: HardwareSpec): boolean => hw.memGiB >= 70 && !hw.name.startsWith('A100');
 
 const base = {
