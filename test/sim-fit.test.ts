@@ -169,6 +169,28 @@ describe('leave one table out', () => {
     expect(bare.stderr).toContain('--jobs needs a value');
   });
 
+  it('--only refits just the named constants and keeps the start\'s fitted list; an unknown key is one line, exit 2', async () => {
+    const run = (args: string[]): Promise<{ code: number; stderr: string }> => new Promise((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/sim/calibrate/fit.ts', ...args], { timeout: 300_000 },
+        (err, _out, stderr) => resolve({ code: (err as { code?: number } | null)?.code ?? 0, stderr }));
+    });
+    const bad = await run(['--no-corpus', '--tables', 'seed 003', '--only', 'L20-48GB.etaX']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toContain('--only: no fitted constant L20-48GB.etaX');
+    const json = join(mkdtempSync(join(tmpdir(), 'ib-fit-only-')), 'fit.json');
+    const ok = await run(['--no-corpus', '--tables', 'seed 003', '--only', 'L20-48GB.etaC', '--passes', '1', '--iters', '2', '--no-in-sample', '--json', json]);
+    expect(ok.code).toBe(0);
+    const cal = (JSON.parse(readFileSync(json, 'utf8')) as { calibration: typeof DEFAULT_CALIBRATION }).calibration;
+    expect(cal.fitted).toEqual(DEFAULT_CALIBRATION.fitted);
+    expect(cal.note).toContain('L20-48GB.etaC refitted with the others held');
+    const { etaC: _moved, ...rest } = cal.hardware['L20-48GB']!;
+    const { etaC: _was, ...restWas } = DEFAULT_CALIBRATION.hardware['L20-48GB']!;
+    expect(rest).toEqual(restWas);
+    for (const k of Object.keys(DEFAULT_CALIBRATION.engines)) expect(cal.engines[k]).toEqual(DEFAULT_CALIBRATION.engines[k]);
+    for (const k of Object.keys(DEFAULT_CALIBRATION.hardware).filter((g) => g !== 'L20-48GB')) expect(cal.hardware[k]).toEqual(DEFAULT_CALIBRATION.hardware[k]);
+  }, 320_000);
+
   it('names fitted entries by their calibration key, dots in engine names included', () => {
     const sc = byId(rows.filter((r) => r.tableGroup.startsWith('T23')).map((r) => r.id));
     const keys = fittedKeys(buildParams(sc));
