@@ -71,7 +71,8 @@ export function buildProgram(): Command {
       const { readCalibrationFlags } = await import('./calibration-flags.js');
       const { parseSpecDecode } = await import('../sim/engine/spec-decode.js');
       const { readSlotFlags } = await import('./llamacpp-flags.js');
-      const features = { ...(typeof flags['specDecode'] === 'string' ? { specDecode: parseSpecDecode(flags['specDecode']) } : {}), slots: readSlotFlags(flags), ...readClusterFlags(flags) };
+      const { readPdFlags } = await import('../sim/cluster/pd.js');
+      const features = { ...(typeof flags['specDecode'] === 'string' ? { specDecode: parseSpecDecode(flags['specDecode']) } : {}), slots: readSlotFlags(flags), ...readPdFlags(flags), ...readClusterFlags(flags) };
       process.exitCode = (await predictCommand(opts, io, readCalibrationFlags(flags, cmd), features)).exitCode;
     });
 

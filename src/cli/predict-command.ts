@@ -15,6 +15,7 @@ import type { SlotOptions } from './llamacpp-flags.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
 import { ROUTER_POLICIES, type RouterPolicy } from '../sim/cluster/router.js';
 import { configError } from '../core/errors.js';
+import { describePd, type PdSplit } from '../sim/cluster/pd.js';
 
 /** `predict --replicas N --router P`: the cluster `sim --replicas` serves, in virtual time (one line for a bad value). */
 export function readClusterFlags(flags: Record<string, unknown>): { cluster?: { replicas: number; router: RouterPolicy } } {
@@ -66,7 +67,7 @@ export async function predictCommand(
   opts: RunOptions,
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   calibrationFlags?: CalibrationFlags,
-  features: { specDecode?: SpecDecode; slots?: SlotOptions; cluster?: { replicas: number; router: RouterPolicy } } = {},
+  features: { specDecode?: SpecDecode; slots?: SlotOptions; cluster?: { replicas: number; router: RouterPolicy }; pd?: PdSplit } = {},
 ): Promise<{ doc: RunSummaryDoc; exitCode: number }> {
   const human = opts.json ? io.stderr : io.stdout;
   if (opts.columns) parseColumns(opts.columns.join(','));
@@ -86,7 +87,9 @@ export async function predictCommand(
   }, calibrationFlags, human);
   const engineOptions = { ...calibrated.engine, ...(features.specDecode ? { specDecode: features.specDecode } : {}) };
   const started = performance.now();
-  const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed, drainMs: opts.drainSeconds * 1000, ...(features.cluster ? { cluster: features.cluster } : {}) });
+  const pd = features.pd ? { pd: features.pd } : {};
+  const runner = createVirtualStageRunner(engineOptions, { seed: opts.seed, drainMs: opts.drainSeconds * 1000, ...(features.cluster ? { cluster: features.cluster } : {}), ...pd });
+  if (features.pd && runner.pdLink) human.write(`${describePd(features.pd, runner.pdLink, runner.description.gpus)} (as inferbench sim --pd serves them)\n`);
   if (features.cluster) human.write(`cluster: ${features.cluster.replicas} replicas behind a ${features.cluster.router} router, each with its own KV and prefix cache (as inferbench sim --replicas serves them)\n`);
   const d = runner.description;
   // Lengths the engine refuses outright exit 2 here; an over-long context is one warning line.
@@ -110,7 +113,7 @@ export async function predictCommand(
   const capacity = capacityField(opts, result.stages, false);
   if (basis && capacity.capacity) {
     const rerun = async (k: number): Promise<typeof result.stages> => {
-      const scaled = createVirtualStageRunner({ ...engineOptions, modelTimeScale: (engineOptions.modelTimeScale ?? 1) * k }, { seed: opts.seed, drainMs: opts.drainSeconds * 1000 });
+      const scaled = createVirtualStageRunner({ ...engineOptions, modelTimeScale: (engineOptions.modelTimeScale ?? 1) * k }, { seed: opts.seed, drainMs: opts.drainSeconds * 1000, ...pd });
       return (await executeRunPlan(plan, virtualPlanRunner(scaled), [], { prompts: { workload, workloadFor } })).stages;
     };
     const interval = await capacityInterval(opts, basis, rerun);

@@ -7,6 +7,7 @@ import { kvCapacityWarning } from '../sim/limits.js';
 import { startSimServer, type SimServer } from '../sim/server/index.js';
 import { startSimCluster } from '../sim/cluster/cluster.js';
 import type { RouterPolicy } from '../sim/cluster/router.js';
+import { checkPdAlone, describePd, parsePdSplit } from '../sim/cluster/pd.js';
 import { DEFAULT_SIM } from './defaults.js';
 import { parseLengthDist } from '../workload/lengths.js';
 import { parseSpecDecode } from '../sim/engine/spec-decode.js';
@@ -35,6 +36,8 @@ export interface SimFlags {
   specDecode?: string;
   replicas?: string;
   router?: string;
+  /** `--pd P:D`: prefill/decode disaggregation (sim/cluster/pd.ts). */
+  pd?: string;
 }
 
 /** `--model-time-scale X`, or its old name `--time-scale X` (kept: scripts and docs use it). */
@@ -51,6 +54,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** `inferbench sim`: serve the simulated engine on loopback until Ctrl-C. */
 export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Promise<number> {
+  checkPdAlone(flags.pd, flags.replicas, flags.router);
   const p: Problems = [];
   const gpus = parseNumber('--gpus', flags.gpus, p, { integer: true, positive: true });
   const port = parseNumber('--port', flags.port, p, { integer: true, min: 0 });
@@ -65,6 +69,7 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
   if (replicas !== undefined && replicas > 64) p.push(`--replicas ${replicas}: at most 64 engines behind one port`);
   if (flags.router !== undefined && replicas === undefined) p.push('--router picks among several engines; give --replicas N too');
   if (p.length > 0) throw configError(p.join('; '));
+  const pd = flags.pd !== undefined ? parsePdSplit(flags.pd) : undefined;
   for (const file of flags.catalog ?? []) loadCatalogFile(file);
 
   const serverOptions = {
@@ -85,15 +90,17 @@ export async function simCommand(flags: SimFlags, io: { stdout: NodeJS.WriteStre
     ...(flags.enablePromptTokensDetails ? { promptTokensDetails: true } : {}),
     ...(flags.reasoningTokens !== undefined ? { reasoningTokens: parseLengthDist(flags.reasoningTokens, '--reasoning-tokens') } : {}),
     ...(flags.specDecode !== undefined ? { specDecode: parseSpecDecode(flags.specDecode) } : {}),
+    ...(pd ? { pd } : {}),
   };
   const cluster = replicas !== undefined && replicas > 1 ? await startSimCluster({ ...serverOptions, replicas, router: (flags.router ?? 'round-robin') as RouterPolicy }) : undefined;
-  const server = cluster ? { url: cluster.url, description: (cluster.replicas[0] as SimServer).description, close: () => cluster.close() } : await startSimServer(serverOptions);
+  const server: Pick<SimServer, 'url' | 'description' | 'close' | 'pdLink'> = cluster ? { url: cluster.url, description: (cluster.replicas[0] as SimServer).description, close: () => cluster.close() } : await startSimServer(serverOptions);
   const d = server.description;
   const warning = kvCapacityWarning(resolveSimEngine({ engine: flags.engine, model: d.model, gpu: d.gpu, gpus: d.gpus, quant: d.quant, kvCacheDtype: d.kvCacheDtype, maxNumSeqs: d.maxNumSeqs, ...(slots.ctxSize !== undefined ? { ctxSize: slots.ctxSize } : {}) }));
   if (warning) io.stderr.write(`${warning}\n`);
   io.stdout.write(
     `inferbench sim: ${d.engineLabel} serving ${d.model} (${d.quant}) on ${d.gpus}× ${d.gpu} at ${server.url}\n` +
       `  max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''}, max ${d.maxNumSeqs} sequences${d.prefixCaching ? ', prefix caching' : ''}; ground truth at ${server.url}/sim/v1/trace; metrics at ${server.url}/metrics\n` +
+      (pd && server.pdLink ? `  ${describePd(pd, server.pdLink, d.gpus)}; each engine as above; the decode engine in x-sim-replica, the prefill engine in x-sim-prefill-replica\n` : '') +
       (cluster ? `  ${cluster.replicas.length} replicas behind ${cluster.url}, each with its own KV cache and prefix cache; router ${flags.router ?? 'round-robin'}, its pick in the x-sim-replica response header (run --replica-header x-sim-replica)\n` : '') +
       `${scaleLine(timeScale)}  press Ctrl-C to stop\n`,
   );

@@ -26,6 +26,11 @@ export interface SimRequestSpec {
   visionFlops?: number;
   /** Prefill only (an embeddings input): the request generates no token and finishes when its prompt is computed. */
   pooling?: boolean;
+  /**
+   * The prompt's KV was computed by another engine and transferred here (prefill/decode disaggregation, cluster/pd.ts):
+   * the engine only admits its KV blocks and decodes; it runs no prefill for it and does not count it as a prompt.
+   */
+  prefilled?: boolean;
 }
 
 /** Per-request callbacks, invoked on the driver's clock at the moment the event happens. */
@@ -34,6 +39,8 @@ export interface SimRequestListener {
   onPrefillStart?(atMs: number, cachedTokens: number): void;
   /** Prefill finished (the first token is produced by the same step). */
   onPrefillEnd?(atMs: number): void;
+  /** Prefill/decode disaggregation: the prompt's KV reached the decode engine (cluster/pd.ts); decoding may start. */
+  onTransferEnd?(atMs: number): void;
   /** Token `index` (0-based) was produced at `atMs`. Called once per token, in order. */
   onToken(index: number, atMs: number): void;
   /** Tokens `from`..`from + count − 1` of one speculative step, produced together (else onToken is called for each). */
@@ -48,6 +55,8 @@ export interface SimRequestHandle {
   readonly id: number;
   /** Client went away: free its KV blocks and stop generating. */
   cancel(): void;
+  /** Prefill/decode disaggregation (cluster/pd.ts): the engines serving it, 0-based within the prefill and the decode pool. */
+  readonly route?: { readonly prefill: number; readonly decode: number };
 }
 
 /** Live engine state, for /metrics and progress. */

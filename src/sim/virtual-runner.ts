@@ -16,6 +16,8 @@ import type { Energy } from '../results/energy.js';
 import type { StageSummary } from '../metrics/summary.js';
 import { blockHashes, chatTokenIds, completionTokenIds } from './wire/prompt-hash.js';
 import { promptText, SimRouter, type RouterPolicy } from './cluster/router.js';
+import { kvTransferLink, PdEngine, type KvTransferLink, type PdSplit } from './cluster/pd.js';
+import type { SimEngine } from './types.js';
 
 /** Prompt block hashes of an item with text, as the HTTP sim would compute them (prefix caching). */
 function itemBlockHashes(item: WorkItem): { blockHashes?: number[] } {
@@ -32,12 +34,20 @@ export interface VirtualRunnerOptions {
   shard?: ShardSpec;
   /** `predict --replicas N --router P`: N engines behind the simulated router, as `sim --replicas` serves them. */
   cluster?: { replicas: number; router: RouterPolicy };
+  /**
+   * `predict --pd P:D`: P prefill and D decode engines, the KV moved between them over the GPU's link (cluster/pd.ts),
+   * as `sim --pd` serves them; records carry `replica` = the decode engine. `link` replaces the link's latency (µs) or
+   * bandwidth (GB/s per GPU), a what-if (e.g. a cross-node network). Not with `cluster`.
+   */
+  pd?: PdSplit & { link?: { alphaUs?: number; betaGBs?: number } };
   /** Keep the engine's energy ledger for energyOf() (default true; a capacity search needs none and runs faster). */
   energy?: boolean;
 }
 
 export interface VirtualStageRunner extends StageRunner {
   readonly description: SimEngineDescription;
+  /** `pd`: the KV transfer link the deployment uses (its constants and bytes per token). */
+  readonly pdLink?: KvTransferLink;
   /** Engine counters of the last stage run. */
   lastStats(): SimEngineStats | undefined;
   /**
@@ -68,8 +78,11 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
   let clockMs = 0;
   let stats: SimEngineStats | undefined;
   const ledgers = new Map<number, EnergyLedger>();
+  if (opts.pd && opts.cluster) throw configError('a P/D deployment routes requests itself: give pd or cluster, not both');
+  const pd = opts.pd ? { split: { prefill: opts.pd.prefill, decode: opts.pd.decode }, link: kvTransferLink(resolved, opts.pd, engineOptions.calibration, opts.pd.link) } : undefined;
   return {
     description: resolved.description,
+    ...(pd ? { pdLink: pd.link } : {}),
     lastStats: () => stats,
     energyOf: (s) => {
       const ledger = ledgers.get(s.index);
@@ -81,6 +94,7 @@ export function createVirtualStageRunner(engineOptions: SimEngineOptions, opts: 
         const r = runVirtualStage(resolved, spec, index, firstRequestId, clockMs, engineSeed, {
           runSeed: seed, ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}), ...(opts.shard ? { shard: opts.shard } : {}),
           ...(opts.cluster && opts.cluster.replicas > 1 ? { cluster: opts.cluster } : {}),
+          ...(pd ? { pd } : {}),
           energy: opts.energy !== false,
         });
         clockMs = r.result.endedAtMs;
@@ -103,6 +117,8 @@ export interface VirtualStageOptions {
   drainMs?: number;
   shard?: ShardSpec;
   cluster?: { replicas: number; router: RouterPolicy };
+  /** Prefill/decode disaggregation: the split and its transfer link (kvTransferLink). */
+  pd?: { split: PdSplit; link: KvTransferLink };
   /** Run the power model and keep the engine's energy ledger (engine/power.ts); off by default (it costs a little CPU per step). */
   energy?: boolean;
 }
@@ -128,7 +144,9 @@ export function runVirtualStage(
   // A cluster: each replica its own engine (own KV and prefix cache, own seed) on the one clock, behind the router.
   const { power, ...withoutPower } = resolved.config;
   const config = opts.energy && power ? { ...withoutPower, power } : withoutPower;
-  const engines = Array.from({ length: opts.cluster?.replicas ?? 1 }, (_, i) => new Engine({ ...config, seed: seed + i, admit: resolved.admit }, clock));
+  // P/D: one PdEngine (its own prefill and decode engines, seeded as a cluster's replicas) answers every request.
+  const pd = opts.pd ? new PdEngine({ ...config, seed, admit: resolved.admit }, clock, opts.pd.split, opts.pd.link) : undefined;
+  const engines = pd ? [] : Array.from({ length: opts.cluster?.replicas ?? 1 }, (_, i) => new Engine({ ...config, seed: seed + i, admit: resolved.admit }, clock));
   const router = opts.cluster ? new SimRouter(opts.cluster.replicas, opts.cluster.router) : undefined;
   const { ingestMs, timeScale } = resolved.config;
   // Hashing costs a tokenization per request: only for workloads that share prefixes on purpose.
@@ -144,7 +162,9 @@ export function runVirtualStage(
     const item = spec.workload.item(req.itemIndex);
     const sentAtMs = clock.now();
     const replica = router ? router.pick(promptText(item.messages ? { messages: item.messages } : { prompt: item.prompt })) : 0;
-    const engine = engines[replica] as Engine;
+    const engine: SimEngine = pd ?? (engines[replica] as Engine);
+    /** The replica named in the record: the router's pick, or the decode engine P/D streamed from. */
+    let servedBy = router ? replica : undefined;
     router?.started(replica);
     const ex: Exchange = { sentAtMs, endAtMs: sentAtMs, contentTimesMs: [], textParts: [], done: false };
     const finish = (at: number): void => {
@@ -153,7 +173,7 @@ export function runVirtualStage(
       ex.endAtMs = at;
       ex.usage = { promptTokens: item.promptTokens, outputTokens: ex.contentTimesMs.length, source: 'server-usage' };
       const record = buildRecord(ex, { id: req.id, stage: req.stage, warmup: req.warmup, scheduledAtMs: req.scheduledAtMs, clientQueueMs: req.clientQueueMs, item });
-      if (router) record.replica = replica;
+      if (servedBy !== undefined) record.replica = servedBy;
       done(record);
     };
     try {
@@ -175,6 +195,7 @@ export function runVirtualStage(
           },
         },
       );
+      if (handle.route) servedBy = handle.route.decode;
       live.set(req.id, handle);
     } catch (err) {
       if (!(err instanceof SimRejectedError)) throw err;
@@ -205,6 +226,7 @@ export function runVirtualStage(
   records.sort((a, b) => a.endAtMs - b.endAtMs || a.id - b.id);
   // The records are kept: the summary comes from them.
   const { requestCount: _count, ...result } = outcome.result;
+  if (pd) return { result: { ...result, records }, stats: pd.stats() };
   const first = engines[0] as Engine;
   // The energy ledger of one engine; a cluster's replicas keep one each, not summed here (no J/token for clusters yet).
   return { result: { ...result, records }, stats: first.stats(), ...(first.energy && engines.length === 1 ? { energy: first.energy } : {}) };

@@ -58,6 +58,8 @@ export const SIM_FLAG_TABLE: readonly FlagSpec[] = [
     help: 'serve N engines behind one port, each with its own KV and prefix cache (the router names its pick in x-sim-replica)' }),
   flag({ name: 'router', arg: 'policy', group: 'replicas', commands: SIM_PREDICT, shown: 'round-robin', choices: ['round-robin', 'least-load', 'prefix-aware'],
     help: 'with --replicas: round-robin | least-load (fewest in flight) | prefix-aware (longest cached prefix, else least load)' }),
+  flag({ name: 'pd', arg: 'P:D', group: 'replicas', commands: SIM_PREDICT,
+    help: 'prefill/decode disaggregation: P prefill and D decode engines behind one port, the KV moved over the GPU link (not with --replicas)' }),
   flag({ name: 'host', arg: 'addr', group: 'server', commands: SIM, value: '127.0.0.1', help: 'loopback address to bind' }),
   flag({ name: 'port', arg: 'n', group: 'server', commands: SIM, value: '8000', help: 'port (0 = any free port)' }),
   flag({ name: 'faults', arg: 'spec', group: 'faults', commands: SIM,

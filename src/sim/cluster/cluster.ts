@@ -11,8 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { configError } from '../../core/errors.js';
 import { startSimServer, type SimServer, type SimServerOptions } from '../server/index.js';
 import { promptText, SimRouter, type RouterPolicy } from './router.js';
+import { REPLICA_HEADER } from './replica-header.js';
 
-export const REPLICA_HEADER = 'x-sim-replica';
+export { REPLICA_HEADER };
 
 export interface SimClusterOptions extends SimServerOptions {
   replicas: number;

@@ -1,9 +1,30 @@
 import { PRIORS } from '../calibrate/priors.js';
-import type { Calibration } from '../calibrate/types.js';
+import type { Calibration, HardwareCal } from '../calibrate/types.js';
 import { deriveModel, kvBytesPerTokenPerLayer, moeLayerShare } from '../catalog/models.js';
 import { LINK_PRIORS, QUANTS, embeddingBytes } from '../catalog/hardware.js';
 import type { HardwareSpec, KvCacheDtype, ModelSpec, QuantName } from '../catalog/types.js';
 import type { EngineProfile } from '../engine/profiles.js';
+
+/** The calibration's entry for a GPU; one without an entry (an older saved file, a GPU added later) falls back to the priors. */
+function hardwareConstants(hw: HardwareSpec, cal: Calibration): HardwareCal | undefined {
+  const key = hw.calibrationKey ?? hw.name;
+  return cal.hardware[key] ?? cal.hardware[hw.name] ?? PRIORS.hardware[key];
+}
+
+/**
+ * Latency (µs) and effective bandwidth (GB/s) of the GPU's link to its neighbours (NVLink, PCIe): the constants fitted
+ * on all-reduce timings where the calibration has them, else the link kind's priors (catalog/hardware.ts LINK_PRIORS).
+ * Tensor parallelism's all-reduces and prefill/decode disaggregation's KV transfers (cluster/pd.ts) both use them;
+ * `gpus` is how many GPUs the traffic spans (the tensor-parallel group, or every GPU of a P/D deployment).
+ */
+export function linkConstants(hw: HardwareSpec, cal: Calibration, gpus = 1): { alphaUs: number; betaGBs: number } {
+  // H100 NVL: NVLink joins pairs; traffic among more GPUs than a pair crosses PCIe, with the PCIe link's priors (the
+  // calibration's link constants are the NVLink pair's).
+  if (hw.nvlinkGroup !== undefined && gpus > hw.nvlinkGroup) return { ...LINK_PRIORS.pcie };
+  const hc = hardwareConstants(hw, cal);
+  const prior = LINK_PRIORS[hw.link];
+  return { alphaUs: hc?.linkAlphaUs ?? prior.alphaUs, betaGBs: hc?.linkBetaGBs ?? prior.betaGBs };
+}
 
 /** What one step computes. Kept allocation-light: the engine reuses these arrays. */
 export interface BatchSummary {
@@ -89,19 +110,12 @@ export class StepCostModel {
   ) {
     const d = deriveModel(model);
     const pure = opts.pureRoofline === true;
-    const key = hw.calibrationKey ?? hw.name;
-    // A calibration without an entry (an older saved file, a GPU added later) falls back to the priors.
-    const hc = cal.hardware[key] ?? cal.hardware[hw.name] ?? PRIORS.hardware[key];
-    // H100 NVL: NVLink joins pairs; tensor parallelism over more GPUs crosses PCIe, with the PCIe link's priors (the
-    // calibration's link constants are the NVLink pair's).
-    const crossesPcie = hw.nvlinkGroup !== undefined && tp > hw.nvlinkGroup;
-    const kind = crossesPcie ? 'pcie' : hw.link;
-    const link = LINK_PRIORS[kind];
-    const hcLink = crossesPcie ? undefined : hc;
+    const hc = hardwareConstants(hw, cal);
+    const link = linkConstants(hw, cal, tp);
     const etaM = pure ? 1 : (hc?.etaM ?? 0.8);
     const etaC = pure ? 1 : (hc?.etaC ?? 0.65);
-    const alpha = (hcLink?.linkAlphaUs ?? link.alphaUs) * 1e-6;
-    const beta = (hcLink?.linkBetaGBs ?? link.betaGBs) * 1e9;
+    const alpha = link.alphaUs * 1e-6;
+    const beta = link.betaGBs * 1e9;
     const q = QUANTS[quant];
     const qKey = `${eng.quantFamily}:${quant}`;
     const qc = quant === 'fp16' || quant === 'bf16' || pure ? { qc: 1, qm: 1 } : (cal.quant[qKey] ?? PRIORS.quant[qKey] ?? { qc: 0.7, qm: 0.8 });

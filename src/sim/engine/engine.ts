@@ -119,13 +119,17 @@ export class Engine implements SimEngine {
       target = Math.max(1, this.maxModelLen - prompt);
       reason = 'length';
     }
+    // A prompt prefilled elsewhere (prefill/decode disaggregation, cluster/pd.ts) arrives with its KV: all but the last
+    // prompt token stored, so its first step is one decode-sized step over the prompt that samples token 0 (no prefill
+    // compute, nothing counted as a prompt here); it was parsed by the front already (no ingest).
+    const prefilled = spec.prefilled === true;
     const seq: Seq = {
-      id: this.nextId++, prompt, target, finishReason: reason, generated: 0, computed: 0, blocks: 0, state: 0,
-      prefillStarted: false, prefillDone: false, preemptions: 0, listener, sharedHashes: [], cachedTokens: 0,
-      ...(this.blocks.prefixCaching && spec.blockHashes ? { blockHashes: spec.blockHashes } : {}),
-      ...(spec.visionFlops ? { visionFlops: spec.visionFlops } : {}),
+      id: this.nextId++, prompt, target, finishReason: reason, generated: 0, computed: prefilled ? prompt - 1 : 0, blocks: 0, state: 0,
+      prefillStarted: prefilled, prefillDone: prefilled, preemptions: 0, listener, sharedHashes: [], cachedTokens: 0,
+      ...(this.blocks.prefixCaching && spec.blockHashes && !prefilled ? { blockHashes: spec.blockHashes } : {}),
+      ...(spec.visionFlops && !prefilled ? { visionFlops: spec.visionFlops } : {}),
     };
-    const ingest = this.cfg.ingestMs * this.cfg.timeScale;
+    const ingest = prefilled ? 0 : this.cfg.ingestMs * this.cfg.timeScale;
     if (ingest > 0) this.driver.schedule(this.driver.now() + ingest, () => this.enqueue(seq));
     else this.enqueue(seq);
     return { id: seq.id, cancel: () => this.cancel(seq) };

@@ -81,6 +81,11 @@ export class ActiveRequest implements SimRequestListener {
     this.t.prefillEndMs = atMs;
   }
 
+  /** P/D: the prompt's KV reached the decode engine (ground truth's transferEndMs). */
+  onTransferEnd(atMs: number): void {
+    this.rec.transferEndMs = atMs;
+  }
+
   onPreempt(): void {
     this.rec.preemptions++;
   }

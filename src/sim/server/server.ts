@@ -21,6 +21,8 @@ import { blockHashes, promptTokenIds } from '../wire/prompt-hash.js';
 import { readImages, type ImageUse } from '../wire/vision.js';
 import type { EngineWire, FinishReason, GenIdentity, GenPlan, HttpReply, LiveStats, Route, WireContext } from '../wire/types.js';
 import { ActiveRequest } from './active-request.js';
+import { createPdEngine, type KvTransferLink, type PdSplit } from '../cluster/pd.js';
+import { PREFILL_REPLICA_HEADER, REPLICA_HEADER } from '../cluster/replica-header.js';
 import { expectedOutput, identity, naturalTokens } from './generation.js';
 import { matchRoute, readBody } from './http-util.js';
 import { energyReply } from './energy-route.js';
@@ -63,6 +65,8 @@ export interface SimServerOptions {
   prefixCaching?: boolean;
   /** OpenAI-route usage reports prompt_tokens_details.cached_tokens (vLLM --enable-prompt-tokens-details). */
   promptTokensDetails?: boolean;
+  /** Prefill/decode disaggregation: P prefill and D decode engines behind this one server (cluster/pd.ts). */
+  pd?: PdSplit;
 }
 
 export interface SimTruth {
@@ -83,6 +87,8 @@ export interface SimServer {
   port: number;
   truth: SimTruth;
   engine: SimEngine;
+  /** `pd`: the deployment's KV transfer link. */
+  pdLink?: KvTransferLink;
   description: SimEngineDescription;
   close(): Promise<void>;
 }
@@ -95,7 +101,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   // After describeSimEngine, which reports an unknown engine together with any other bad option.
   const profile = findEngineProfile(options.engine);
   const driver = new RealTimeDriver({ speed: 1 });
-  const engine = createSimEngine(engineOpts, driver);
+  const pd = options.pd ? createPdEngine(engineOpts, options.pd, driver) : undefined;
+  const engine = pd ?? createSimEngine(engineOpts, driver);
   const wire: EngineWire = wireFor(profile.wire);
   const ctx: WireContext = { engine: profile.wire, model: options.model, maxModelLen: engine.maxModelLen, gpu: options.gpu, gpus: options.gpus, quant: options.quant, startedAtSec: Math.floor(Date.now() / 1000),
     prefixCaching: description.prefixCaching, promptTokensDetails: options.promptTokensDetails === true,
@@ -174,8 +181,9 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     const natural = (id.reasoning ?? 0) + naturalTokens(seed, id.seq);
     // Embeddings generate nothing: the reply is written when the last input's prefill is done.
     const expected = plan.poolingInputs ? { tokens: 0, reason: 'stop' as const } : expectedOutput(plan, natural, engine.maxModelLen);
+    const headers: Record<string, string> = { ...wire.commonHeaders, ...rid };
     const ar = new ActiveRequest({
-      res, rec, plan, truth, headers: { ...wire.commonHeaders, ...rid }, fault, faults, expectedTokens: expected.tokens, expectedReason: expected.reason,
+      res, rec, plan, truth, headers, fault, faults, expectedTokens: expected.tokens, expectedReason: expected.reason,
       prefixCaching: description.prefixCaching,
       onDone: () => {
         active.delete(ar);
@@ -195,6 +203,14 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       const hashes = ids ? { blockHashes: blockHashes(ids) } : {};
       const encoder = images ? { visionFlops: images.encoderFlops } : {};
       ar.handle = engine.submit({ promptTokens: plan.promptTokens, maxTokens: plan.maxTokens, ignoreEos: plan.ignoreEos, minTokens: plan.minTokens, naturalTokens: natural, ...hashes, ...encoder }, ar);
+      // P/D: the decode engine streams the reply (x-sim-replica, as a cluster's router names its pick), the prefill engine beside it.
+      const route = ar.handle.route;
+      if (route) {
+        headers[REPLICA_HEADER] = String(route.decode);
+        headers[PREFILL_REPLICA_HEADER] = String(route.prefill);
+        rec.prefillReplica = route.prefill;
+        rec.decodeReplica = route.decode;
+      }
       ar.start();
     } catch (err) {
       if (!(err instanceof SimRejectedError)) throw err;
@@ -273,6 +289,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     port,
     engine,
     description,
+    ...(pd ? { pdLink: pd.link } : {}),
     truth: {
       get: (id) => truth.get(id),
       finished: (since) => truth.finished(since),

@@ -37,6 +37,10 @@ export interface TruthRecord {
   outcome: TruthOutcome | null;
   /** Prompt tokens the prefix cache supplied (engines with one; absent otherwise). */
   cachedTokens?: number;
+  /** `sim --pd`: the prefill and decode engines that served it (0-based in each pool) and when its KV reached the decode engine. */
+  prefillReplica?: number;
+  decodeReplica?: number;
+  transferEndMs?: number;
 }
 
 export interface TruthLimits {
