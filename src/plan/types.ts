@@ -175,10 +175,8 @@ export interface PlanDeployment {
   costPerMillionOutputTokens: number;
 }
 
-/** One cluster of a shape behind one router at the required load, in virtual time. */
-export interface RouterTrial {
-  replicas: number;
-  meetsSlo: boolean;
+/** The figures of one cluster behind a router. */
+export interface RouterFigures {
   /** Percent of requests meeting every SLO limit. */
   attainment: number;
   /** TTFT median and p99 over the cluster's requests, ms. */
@@ -187,24 +185,27 @@ export interface RouterTrial {
   p99ItlMs: number | null;
   /** Prompt tokens served from the replicas' prefix caches over all prompt tokens (null: no prefix cache). */
   cacheHitRate: number | null;
+}
+
+/** One cluster of a shape behind one router at the required load, in virtual time. */
+export interface RouterTrial extends RouterFigures {
+  replicas: number;
+  meetsSlo: boolean;
   /** Share of the requests on the busiest replica (1 / replicas: even). */
   busiestShare: number | null;
   missed?: string;
 }
 
-/** A router's answer for one shape: the fewest replicas behind it that meet the SLO, and the clusters tried. */
-export interface RouterOption {
+/**
+ * A router's answer for one shape: the fewest replicas behind it that meet the SLO, and the clusters tried. Its
+ * figures are that cluster's (or, when none met, the largest one tried).
+ */
+export interface RouterOption extends RouterFigures {
   topology: 'replicas';
   router: RouterPolicy;
   /** The fewest replicas that met the SLO (null: none of those tried). */
   replicas: number | null;
   meetsSlo: boolean;
-  /** The figures of that cluster (or, when none met, of the largest one tried). */
-  attainment: number;
-  ttftMs: number | null;
-  p99TtftMs: number | null;
-  p99ItlMs: number | null;
-  cacheHitRate: number | null;
   totalGpus: number | null;
   costPerHour: number | null;
   costPerMillionOutputTokens: number | null;
