@@ -7,7 +7,7 @@ import { lengthFlags, withFlags } from './run-flags.js';
 import { KV_CACHE_DTYPE_HELP } from '../config/kv-cache-dtype.js';
 
 export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Command {
-  const { load, workload, slo, limits, search, prices, calibration, verify, outputs } = GROUP;
+  const { load, workload, slo, limits, search, replicas, prices, calibration, verify, outputs } = GROUP;
   const cmd = program
     .command('plan')
     .description('the cheapest deployment (GPU, GPUs per replica, quantization, engine, replicas) that meets an SLO at a required load, searched on the simulator in virtual time');
@@ -32,6 +32,8 @@ export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStrea
     opt(search, '--engine <list>', 'engines to consider', { shown: 'vllm,sglang,lmdeploy,tgi,triton' }),
     opt(search, KV_CACHE_DTYPE_HELP.flag, `${KV_CACHE_DTYPE_HELP.text}; one type for every candidate (engines without it are skipped)`, { shown: KV_CACHE_DTYPE_HELP.shown }),
     opt(search, '--objective <name>', 'rank feasible deployments by cost ($ per 1M output tokens) or energy (GPU J per output token); both are printed', { value: 'cost' }).choices(['cost', 'energy']),
+    opt(replicas, '--router <list>', 'compare routers on the cheapest candidates: each one\'s replicas as one cluster behind round-robin, least-load, prefix-aware (predict --replicas N --router P); none: skip', { shown: 'all three with --prefix-tokens, else none' }),
+    opt(replicas, '--router-candidates <n>', 'cheapest feasible candidates whose routers are compared', { shown: '3' }),
     opt(search, '--exhaustive', 'search every candidate (no pruning by cost): slower, fills the Pareto chart'),
     opt(search, '--threads <n>', 'threads searching candidates', { shown: 'one per core' }),
     opt(prices, '--gpu-hour-price <list>', 'USD per GPU-hour, e.g. H100=2.49,A100-80GB=1.79', { shown: 'printed, dated assumptions' }),

@@ -14,6 +14,8 @@ import { resolveAxes } from '../plan/space.js';
 import { describeLength, maxLength, parseLengthDist, parseScenario, type LengthDist } from '../workload/lengths.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import { parseIntervalLevel } from './calibration-flags.js';
+import type { RouterSettings } from '../plan/routers.js';
+import { ROUTER_POLICIES, type RouterPolicy } from '../sim/cluster/router.js';
 
 export interface PlanFlags {
   model?: string;
@@ -25,6 +27,11 @@ export interface PlanFlags {
   promptDist?: string;
   outputDist?: string;
   scenario?: string;
+  prefixTokens?: string;
+  prefixGroups?: string;
+  /** `--router LIST`: routers to compare on the cheapest candidates (default: all three with shared prefixes). */
+  router?: string;
+  routerCandidates?: string;
   slo?: string;
   sloAttainment?: string;
   maxErrorShare?: string;
@@ -80,7 +87,12 @@ export interface PlanOptions extends SearchInput {
   calibrationSource?: { kind: 'file' | 'run'; path: string };
   /** `--verify N`: what to launch and how to measure it (plan-verify.ts). */
   verify?: PlanVerifyOptions;
+  /** `--router`, `--router-candidates`: routers compared on the cheapest candidates (absent: none). */
+  routers?: RouterSettings;
 }
+
+/** Cheapest candidates whose routers are compared (--router-candidates): each costs a few clusters in virtual time. */
+const ROUTER_CANDIDATES = 3;
 
 export interface PlanVerifyOptions {
   count: number;
@@ -150,6 +162,8 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   if (flags.calibration && flags.calibrateFrom) p.push('--calibration and --calibrate-from both give the simulator its constants; give one of them');
   if (flags.saveCalibration && !flags.calibrateFrom && flags.verify === undefined) p.push('--save-calibration writes what --calibrate-from RUN fitted or what --verify N measured; add --calibrate-from RUN (a measured run folder) or --verify N --server-cmd …');
   const verify = readVerifyFlags(flags, p);
+  const prefix = readPrefixFlags(flags, p);
+  const routers = readRouterFlags(flags, prefix !== undefined, p);
   // The search axes' lists are read here too, so an empty item among them is one of the problems reported.
   const axisLists = { gpus: list('--gpu', flags.gpu, p), quants: list('--quant', flags.quant, p), engines: list('--engine', flags.engine, p) };
   if (p.length > 0) throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench plan --help');
@@ -192,7 +206,7 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   return {
     job: {
       model,
-      workload: { prompt: dists.prompt, output: dists.output, seed },
+      workload: { prompt: dists.prompt, output: dists.output, seed, ...(prefix ? { prefix } : {}) },
       capacity: capacity as NonNullable<typeof capacity>,
       limits,
       seed,
@@ -209,10 +223,12 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
     // Pruning bounds candidates by cost: ranking by energy searches every candidate.
     prune: flags.exhaustive !== true && flags.objective !== 'energy',
     objective: flags.objective === 'energy' ? 'energy' : 'cost',
-    longest: { promptTokens: representative(dists.prompt), outputTokens: representative(dists.output), flags: flags.scenario ? '--scenario' : '--prompt-tokens/--output-tokens' },
+    // A shared prefix makes a prompt at least the prefix, BOS and one token long (workload/synthetic.ts).
+    longest: { promptTokens: Math.max(representative(dists.prompt), prefix ? prefix.tokens + 2 : 0), outputTokens: representative(dists.output), flags: flags.scenario ? '--scenario' : '--prompt-tokens/--output-tokens' },
     meanOutputTokens,
-    workloadDescription: `${describeLength(dists.prompt)} prompt tokens, ${describeLength(dists.output)} output tokens`,
-    workloadFlags,
+    workloadDescription: `${describeLength(dists.prompt)} prompt tokens, ${describeLength(dists.output)} output tokens${prefix ? `, ${prefix.groups} shared prefixes of ${prefix.tokens} tokens` : ''}`,
+    workloadFlags: prefix ? `${workloadFlags} --prefix-tokens ${prefix.tokens} --prefix-groups ${prefix.groups}` : workloadFlags,
+    ...(routers ? { routers } : {}),
     ...calibrationFlag(flags),
     verifyLimits: { ...limits, maxSeconds: Math.max(VERIFY_MIN_SECONDS, VERIFY_FACTOR * maxSeconds) },
     top,
@@ -224,6 +240,33 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
     ...(flags.calibrateFrom ? { calibrationSource: { kind: 'run' as const, path: flags.calibrateFrom } } : {}),
     ...(verify ? { verify: { ...verify, runArgs: measureRunArgs(flags, seed, arrival), precisionPct: capacity ? +(capacity.precision * 100).toPrecision(12) : 5 } } : {}),
   };
+}
+
+/** `--prefix-tokens T [--prefix-groups G]`, as run and predict take them; undefined without --prefix-tokens. */
+function readPrefixFlags(flags: PlanFlags, p: Problems): { tokens: number; groups: number } | undefined {
+  const groupsTyped = flags.prefixGroups !== undefined && (flags.explicit?.('prefixGroups') ?? true);
+  if (flags.prefixTokens === undefined) {
+    if (groupsTyped) p.push('--prefix-groups needs --prefix-tokens, e.g. --prefix-tokens 256 --prefix-groups 4');
+    return undefined;
+  }
+  const tokens = parseNumber('--prefix-tokens', String(flags.prefixTokens), p, { integer: true, positive: true });
+  const groups = parseNumber('--prefix-groups', String(flags.prefixGroups ?? '1'), p, { integer: true, positive: true });
+  return tokens !== undefined && groups !== undefined ? { tokens, groups } : undefined;
+}
+
+/**
+ * `--router LIST` (round-robin, least-load, prefix-aware; `none`: no comparison) and `--router-candidates N`. Without
+ * --router, a shared-prefix workload compares all three (where routing matters) and any other workload none.
+ */
+function readRouterFlags(flags: PlanFlags, sharesPrefixes: boolean, p: Problems): RouterSettings | undefined {
+  const candidates = parseNumber('--router-candidates', flags.routerCandidates ?? String(ROUTER_CANDIDATES), p, { integer: true, min: 0 }) ?? ROUTER_CANDIDATES;
+  const items = flags.router === undefined ? undefined : listItems('--router', flags.router, p);
+  if (items && items.length === 1 && items[0] === 'none') return undefined;
+  const routers = items
+    ? [...new Set(items.map((r) => parseChoice('--router', r, ROUTER_POLICIES, p)).filter((r): r is RouterPolicy => r !== undefined))]
+    : sharesPrefixes ? [...ROUTER_POLICIES] : [];
+  if (flags.routerCandidates !== undefined && routers.length === 0 && p.length === 0) p.push('--router-candidates goes with routers to compare: --router round-robin,prefix-aware, or a shared-prefix workload (--prefix-tokens)');
+  return routers.length > 0 && candidates > 0 ? { routers, candidates } : undefined;
 }
 
 /** --verify, --server-cmd, --ready-timeout, --stop-timeout: each problem pushed; undefined without --verify. */
@@ -248,10 +291,11 @@ function measureRunArgs(flags: PlanFlags, seed: number, arrival: string): string
   const args: string[] = ['--slo', flags.slo as string, '--arrival', arrival, '--max-seconds', flags.maxSeconds ?? '5', '--seed', String(seed)];
   const pass: Array<[keyof PlanFlags, string]> = [
     ['sloAttainment', '--slo-attainment'], ['maxErrorShare', '--max-error-share'], ['capacityPrecision', '--capacity-precision'], ['capacityRepeats', '--capacity-repeats'], ['warmup', '--warmup'],
-    ['scenario', '--scenario'], ['promptDist', '--prompt-dist'], ['outputDist', '--output-dist'],
+    ['scenario', '--scenario'], ['promptDist', '--prompt-dist'], ['outputDist', '--output-dist'], ['prefixTokens', '--prefix-tokens'],
   ];
   for (const [key, flag] of pass) if (typeof flags[key] === 'string') args.push(flag, flags[key] as string);
   if (!flags.scenario && !flags.promptDist) args.push('--prompt-tokens', flags.promptTokens ?? '512');
   if (!flags.scenario && !flags.outputDist) args.push('--output-tokens', flags.outputTokens ?? '128');
+  if (flags.prefixTokens !== undefined) args.push('--prefix-groups', String(flags.prefixGroups ?? '1'));
   return args;
 }

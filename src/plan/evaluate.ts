@@ -14,6 +14,7 @@ import { capacityScale } from './capacity-factor.js';
 import { engineOptions, jobEngineExtras } from './space.js';
 import type { CandidateShape, CapacityInterval, EvaluatedCapacity, LoadPoint, PlanJobSettings } from './types.js';
 import { capacityTimeScales, DEFAULT_INTERVAL_LEVEL, intervalBasis } from '../sim/calibrate/predict-intervals.js';
+import type { RouterPolicy } from '../sim/cluster/router.js';
 
 /** Replicas added at most when the operating point misses the SLO the capacity search said it meets. */
 const MAX_EXTRA_REPLICAS = 2;
@@ -24,8 +25,17 @@ export function replicasFor(rate: number, capacityPerReplica: number): number {
   return Math.max(1, Math.ceil(rate / capacityPerReplica - 1e-9));
 }
 
-export function planWorkload(job: PlanJobSettings): Workload {
-  return createLengthsWorkload(job.workload.prompt, job.workload.output, job.workload.seed);
+export function planWorkload(job: PlanJobSettings, seed = job.workload.seed): Workload {
+  return createLengthsWorkload(job.workload.prompt, job.workload.output, seed, undefined, job.workload.prefix);
+}
+
+/**
+ * The engine-time factor of the pessimistic end of the capacity interval (what replicas are sized on), 1 without
+ * intervals: a cluster behind a router (routers.ts) runs at it, so its replica count compares with the plan's.
+ */
+export function sizingTimeScale(job: PlanJobSettings, shape: CandidateShape): number {
+  const basis = intervalBasis(engineOptions(job.model, shape, jobEngineExtras(job)), job.intervalLevel ?? DEFAULT_INTERVAL_LEVEL);
+  return (basis ? capacityTimeScales(basis)?.slow : undefined) ?? 1;
 }
 
 /**
@@ -113,17 +123,20 @@ function stageAtLoad(stages: readonly StageSummary[], probes: ReadonlyArray<{ st
 /**
  * One replica alone at `rate` (open loop, the search's arrivals): the figures a deployment of `rate × replicas`
  * would show, and whether it meets the SLO. `limits` overrides the search's row limits (the verification runs longer).
+ * With `cluster`, `rate` is the whole load, offered to that many replicas behind the router (predict --replicas N
+ * --router P); the point's rate and tokens are then one replica's share.
  */
 export async function predictAtRate(
   job: PlanJobSettings,
   shape: CandidateShape,
   workload: Workload,
   rate: number,
-  opts: { limits?: PlanJobSettings['limits']; seed?: number } = {},
+  opts: { limits?: PlanJobSettings['limits']; seed?: number; cluster?: { replicas: number; router: RouterPolicy }; modelTimeScale?: number } = {},
 ): Promise<{ point: LoadPoint; summary: StageSummary }> {
   const seed = opts.seed ?? job.seed;
-  const engine = engineOptions(job.model, shape, { seed, ...jobEngineExtras(job) });
-  const runner = createVirtualStageRunner(engine, { seed });
+  const engine = engineOptions(job.model, shape, { seed, ...jobEngineExtras(job), ...(opts.modelTimeScale !== undefined && opts.modelTimeScale !== 1 ? { modelTimeScale: opts.modelTimeScale } : {}) });
+  // A cluster's energy is not summed over its replicas (virtual-runner.ts): its ledger is not kept.
+  const runner = createVirtualStageRunner(engine, { seed, ...(opts.cluster ? { cluster: opts.cluster, energy: false } : {}) });
   const profile = job.capacity.arrival === 'poisson' ? 'poisson' : 'constant';
   // A measured capacity factor: `rate` on the real deployment is the simulated one at rate / factor.
   const simulatedRate = rate / capacityScale(job, shape);
@@ -131,7 +144,7 @@ export async function predictAtRate(
   const summary = bench.stages[0] as StageSummary;
   const energy = runner.energyOf(summary);
   if (energy) summary.energy = energy;
-  return { point: loadPoint(summary, rate, shape.gpus, job), summary };
+  return { point: loadPoint(summary, rate / (opts.cluster?.replicas ?? 1), shape.gpus, job), summary };
 }
 
 /** The figures of one predicted row that the plan reports, and whether the row met the SLO as a capacity probe would. */

@@ -5,8 +5,8 @@
 import type { StageLimits } from '../load/types.js';
 import { capacityScale, describeShape } from './capacity-factor.js';
 import { engineOptions } from './space.js';
-import { predictAtRate } from './evaluate.js';
-import { createLengthsWorkload } from '../workload/synthetic.js';
+import { planWorkload, predictAtRate } from './evaluate.js';
+import { evaluateRouters, type RouterSettings } from './routers.js';
 import type { Lane } from './pool.js';
 import { assumedPricesLine, unpricedLine } from './prices.js';
 import { rankCandidates } from './rank.js';
@@ -24,12 +24,16 @@ export interface PlanInput extends SearchInput {
   verifyLimits: StageLimits;
   /** `--objective`: rank by cost (default) or by energy per output token. */
   objective?: PlanObjective;
+  /** `--router`, `--router-candidates`: the routers compared on the cheapest candidates (none: no comparison). */
+  routers?: RouterSettings;
 }
 
 export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanResult> {
   const started = performance.now();
   const { job } = input;
   const searched = await searchPlan(input, lanes);
+  // The cheapest candidates as clusters behind each router (routers.ts), before ranking: they rank by the cheapest.
+  const routerComparison = input.routers ? await evaluateRouters(job, searched.candidates, input.routers) : undefined;
   const candidates = rankCandidates(searched.candidates, { model: job.model, rate: job.rate, meanOutputTokens: input.meanOutputTokens, objective: input.objective ?? 'cost' });
   const top = candidates[0]?.feasible ? candidates[0] : undefined;
   const verification = top ? await verify(input, top) : null;
@@ -68,6 +72,7 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
       uncertain: count('uncertain'),
     },
     verification,
+    ...(routerComparison ? { routerComparison } : {}),
     elapsedMs: performance.now() - started,
     threads: searched.threads,
     notes,
@@ -91,7 +96,7 @@ async function verify(input: PlanInput, top: PlanCandidate): Promise<PlanVerific
   const seed = job.seed + VERIFY_SEED_OFFSET;
   const shape = { gpu: top.gpu, gpus: top.gpus, quant: top.quant, engine: top.engine };
   // The workload takes the same seed, as `predict --seed` gives it: the printed command repeats this row exactly.
-  const workload = createLengthsWorkload(job.workload.prompt, job.workload.output, seed);
+  const workload = planWorkload(job, seed);
   const { point, summary } = await predictAtRate(job, shape, workload, ratePerReplica, { limits: input.verifyLimits, seed });
   const eng = engineOptions(job.model, shape);
   // A measured capacity factor: predictAtRate ran the simulated replica at rate / factor; so does the command.

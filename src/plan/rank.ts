@@ -5,7 +5,7 @@
  */
 import { launchCommand } from './launch.js';
 import { feasibleCost, type SearchedCandidate } from './search.js';
-import type { PlanCandidate, PlanObjective } from './types.js';
+import type { PlanCandidate, PlanDeployment, PlanJobSettings, PlanObjective } from './types.js';
 
 export interface RankContext {
   model: string;
@@ -19,6 +19,23 @@ export interface RankContext {
 /** USD per 1M output tokens when every GPU is billed for every hour and the deployment serves `outputTokensPerS`. */
 export function costPerMillionTokens(costPerHour: number, outputTokensPerS: number): number {
   return (costPerHour / (outputTokensPerS * 3600)) * 1e6;
+}
+
+/**
+ * What a candidate is ranked by: the cheapest router option that meets the SLO where routers were evaluated (fewer
+ * GPUs, then the order given, at equal cost), else the plan's own sizing. Undefined for an infeasible candidate.
+ */
+export function cheapestDeployment(c: SearchedCandidate, job: Pick<PlanJobSettings, 'rate' | 'meanOutputTokens'>): PlanDeployment | undefined {
+  const tokensPerS = job.rate * job.meanOutputTokens;
+  const met = (c.routers ?? []).filter((r) => r.meetsSlo && r.replicas !== null);
+  if (met.length > 0) {
+    const r = met.reduce((a, b) => ((b.costPerHour as number) < (a.costPerHour as number) - 1e-9 ? b : a));
+    return { topology: 'replicas', router: r.router, replicas: r.replicas as number, totalGpus: r.totalGpus as number, costPerHour: r.costPerHour as number, costPerMillionOutputTokens: r.costPerMillionOutputTokens as number };
+  }
+  const e = c.evaluated;
+  if (!e?.replicas || !e.atLoad?.meetsSlo || e.capacityPerReplica === null) return undefined;
+  const cost = e.replicas * c.replicaCostPerHour;
+  return { topology: 'replicas', router: null, replicas: e.replicas, totalGpus: e.replicas * c.shape.gpus, costPerHour: cost, costPerMillionOutputTokens: costPerMillionTokens(cost, tokensPerS) };
 }
 
 const STATUS_ORDER = { feasible: 0, uncertain: 1, 'slo-unmet': 2, pruned: 3, skipped: 4 } as const;
@@ -36,10 +53,11 @@ export function rankCandidates(searched: readonly SearchedCandidate[], ctx: Rank
       if (ja !== jb && Math.abs(ja - jb) > 1e-9 * Math.max(1, Math.abs(ja))) return ja < jb ? -1 : 1;
     }
     if (a.row.status === 'feasible') {
-      // Cheapest first; at equal cost fewer GPUs, then more headroom over the load, then enumeration order.
-      const cost = (a.row.costPerHour as number) - (b.row.costPerHour as number);
+      // Cheapest first — by the cheapest deployment that meets the SLO, a router's cluster where routers were
+      // evaluated (routers.ts) —; at equal cost fewer GPUs, then more headroom over the load, then enumeration order.
+      const cost = rankCost(a.row) - rankCost(b.row);
       if (Math.abs(cost) > 1e-9) return cost;
-      const gpus = (a.row.totalGpus as number) - (b.row.totalGpus as number);
+      const gpus = (a.row.deployment?.totalGpus ?? (a.row.totalGpus as number)) - (b.row.deployment?.totalGpus ?? (b.row.totalGpus as number));
       if (gpus !== 0) return gpus;
       const head = headroom(b.row) - headroom(a.row);
       if (Math.abs(head) > 1e-9) return head;
@@ -59,6 +77,10 @@ function noCapacityReason(e: NonNullable<SearchedCandidate['evaluated']>): strin
   if (!l) return 'no load met the SLO';
   const figures = [l.p99TtftMs !== null && `TTFT p99 ${l.p99TtftMs.toFixed(0)} ms`, l.p99ItlMs !== null && `ITL p99 ${l.p99ItlMs.toFixed(1)} ms`].filter(Boolean).join(', ');
   return `even one request at a time misses the SLO: ${l.missed ?? ''}${figures ? ` (${figures})` : ''}`;
+}
+
+function rankCost(r: PlanCandidate): number {
+  return r.deployment?.costPerHour ?? (r.costPerHour as number);
 }
 
 function headroom(r: PlanCandidate): number {
@@ -88,6 +110,7 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     ...(e?.capacityInterval ? { capacityInterval: e.capacityInterval } : {}),
     ...(e?.replicasOptimistic !== undefined ? { replicasOptimistic: e.replicasOptimistic } : {}),
     ...(e?.replicasAtPrediction !== undefined ? { replicasAtPrediction: e.replicasAtPrediction } : {}),
+    ...(c.routers ? { routers: c.routers } : {}),
   };
   if (c.skipped !== undefined) return { ...base, status: 'skipped', reason: c.skipped };
   if (c.pruned !== undefined) return { ...base, status: 'pruned', reason: c.pruned };
@@ -112,5 +135,6 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     tokensPerSecondPerUser: e.atLoad?.outputTokensPerSPerUser ?? null,
     joulesPerOutputToken: e.atLoad?.joulesPerOutputToken ?? null,
     ...(c.description ? { launch: launchCommand(ctx.model, c.shape, c.description) } : {}),
+    ...(c.routers ? { deployment: cheapestDeployment(c, ctx) as NonNullable<ReturnType<typeof cheapestDeployment>> } : {}),
   };
 }

@@ -51,6 +51,7 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
       '',
     );
   }
+  out.push(...routerLines(plan));
   out.push(...uncertainLines(plan));
   out.push(...leftOut(plan));
   const c = plan.counts;
@@ -83,6 +84,38 @@ function replicasCell(c: PlanCandidate): string {
   return opt !== undefined && opt !== null && opt !== c.replicas ? `${c.replicas} (${opt} optimistic)` : String(c.replicas);
 }
 
+const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
+
+/** The "Routers" section: each evaluated candidate's clusters behind each router, and what a router saves. */
+function routerLines(plan: PlanResult): string[] {
+  const rc = plan.routerComparison;
+  if (!rc) return [];
+  const prefix = rc.prefix ? `${rc.prefix.groups} shared prefixes of ${rc.prefix.tokens} tokens` : 'no shared prefixes';
+  const out = [
+    `Routers: the ${rc.candidates} cheapest candidate${rc.candidates === 1 ? '' : 's'} as one cluster behind ${rc.routers.join(', ')} at ${f(plan.rate)} req/s (${prefix}; each replica its own KV and prefix cache, virtual time; ${(rc.elapsedMs / 1000).toFixed(1)} s):`,
+  ];
+  for (const c of plan.candidates) {
+    if (!c.routers) continue;
+    out.push(`  ${c.rank !== undefined ? `${c.rank}. ` : ''}${shapeLabel(c)} (sized without a router: ${c.replicas ?? '—'} replica${c.replicas === 1 ? '' : 's'}, ${usd(c.costPerHour)}/h)`);
+    for (const r of c.routers) {
+      const tried = r.tried.map((t) => `${t.replicas}: ${t.meetsSlo ? 'meets' : 'misses'}`).join(', ');
+      const head = r.meetsSlo ? `${r.replicas} replica${r.replicas === 1 ? ' meets' : 's meet'} the SLO, ${usd(r.costPerHour)}/h` : 'misses the SLO on every count tried';
+      out.push(`    ${r.router.padEnd(12)} ${head} — ${f(r.attainment, 1)}% met, TTFT p50 ${f(r.ttftMs, 0)} p99 ${f(r.p99TtftMs, 0)} ms, ITL p99 ${f(r.p99ItlMs, 1)} ms, cache hit ${pct(r.cacheHitRate)} (replicas tried: ${tried})`);
+    }
+  }
+  for (const line of rc.lines) out.push(`  ${line}`);
+  if (rc.best) out.push(`  cheapest with a router: ${rc.best.replicas} replica${rc.best.replicas === 1 ? '' : 's'} of ${shapeLabel(rc.best)} behind ${rc.best.router}, ${usd(rc.best.costPerHour)}/h (${usd(rc.best.costPerMillionOutputTokens, 3)} per 1M output tokens); the ranking counts each evaluated candidate at its cheapest option`);
+  out.push('');
+  return out;
+}
+
+/** `3 × prefix-aware $7.47`: the deployment a candidate is ranked by ("as sized": its own replicas, no router better). */
+function deploymentCell(c: PlanCandidate): string {
+  const d = c.deployment;
+  if (!d) return '—';
+  return d.router === null ? `as sized ${usd(d.costPerHour)}` : `${d.replicas} × ${d.router} ${usd(d.costPerHour)}`;
+}
+
 /** Candidates whose interval straddles the SLO: listed apart, to be measured rather than ranked. */
 function uncertainLines(plan: PlanResult): string[] {
   const cs = plan.candidates.filter((c) => c.status === 'uncertain');
@@ -97,6 +130,9 @@ function uncertainLines(plan: PlanResult): string[] {
 function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table {
   const level = rows.find((c) => c.capacityInterval)?.capacityInterval?.level;
   const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', level !== undefined ? `Capacity/replica (req/s, ${level}% interval)` : 'Capacity/replica (req/s)', level !== undefined ? 'Replicas (pessimistic)' : 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'J/token', 'Output tok/s per GPU at capacity', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
+  // Routers compared (plan --router): what each evaluated candidate is ranked by, beside its own sizing.
+  const routed = rows.some((c) => c.routers);
+  if (routed) headers.push('Ranked as ($/hour)');
   if (withReasons) headers.push('Why not');
   return {
     headers,
@@ -120,6 +156,7 @@ function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table 
         c.feasible ? f(c.atLoad?.p99TtftMs, 0) : '—',
         c.feasible ? f(c.atLoad?.p99ItlMs, 1) : '—',
       ];
+      if (routed) row.push(deploymentCell(c));
       if (withReasons) row.push(c.reason ?? '');
       return row;
     }),

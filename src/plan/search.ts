@@ -7,7 +7,7 @@ import type { RequestShape } from '../sim/limits.js';
 import { openLanes, type Lane } from './pool.js';
 import type { PriceTable } from './prices.js';
 import { checkShape, enumerateShapes, jobEngineExtras, type SpaceAxes } from './space.js';
-import type { CandidateShape, EvaluatedCapacity, PlanJobSettings } from './types.js';
+import type { CandidateShape, EvaluatedCapacity, PlanJobSettings, RouterOption } from './types.js';
 
 export interface SearchInput {
   job: PlanJobSettings;
@@ -35,6 +35,8 @@ export interface SearchedCandidate {
   pruned?: string;
   description?: SimEngineDescription;
   evaluated?: EvaluatedCapacity;
+  /** The shape's replicas as a cluster behind each router (routers.ts), for the cheapest few candidates. */
+  routers?: RouterOption[];
 }
 
 export interface SearchOutput {

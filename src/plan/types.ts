@@ -3,6 +3,7 @@ import type { StageLimits } from '../load/types.js';
 import type { Calibration } from '../sim/calibrate/types.js';
 import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
 import type { LengthDist } from '../workload/lengths.js';
+import type { RouterPolicy } from '../sim/cluster/router.js';
 
 /** One deployment shape: a replica is `gpus` GPUs of one kind running one engine on one quantization. */
 export interface CandidateShape {
@@ -20,6 +21,8 @@ export interface PlanWorkloadSpec {
   prompt: LengthDist;
   output: LengthDist;
   seed: number;
+  /** `--prefix-tokens T --prefix-groups G`: every prompt starts with one of G shared prefixes of T tokens. */
+  prefix?: { tokens: number; groups: number };
 }
 
 export interface PlanJobSettings {
@@ -149,6 +152,79 @@ export interface PlanCandidate extends CandidateShape {
   uncertain?: string;
   /** Capacity search: probes run and its one-line answer. */
   search?: { probes: number; verdict: string; firstBreach: number | null; elapsedMs: number };
+  /**
+   * The router options (plan --router, routers.ts): this shape's replicas as one cluster behind each router at the
+   * required load, in virtual time; present on the candidates they were evaluated for (--router-candidates).
+   */
+  routers?: RouterOption[];
+  /**
+   * What the candidate is ranked by: the cheapest option that meets the SLO — a router's cluster where one was
+   * evaluated and met it, else the replicas sized above (router null: independent replicas, perfect balancing).
+   * `topology` names the deployment's form, so other forms (prefill/decode splits) can sit beside it.
+   */
+  deployment?: PlanDeployment;
+}
+
+/** A deployment the plan can rank: `replicas` copies of the shape, behind `router` (null: perfectly balanced). */
+export interface PlanDeployment {
+  topology: 'replicas';
+  router: RouterPolicy | null;
+  replicas: number;
+  totalGpus: number;
+  costPerHour: number;
+  costPerMillionOutputTokens: number;
+}
+
+/** The figures of one cluster behind a router. */
+export interface RouterFigures {
+  /** Percent of requests meeting every SLO limit. */
+  attainment: number;
+  /** TTFT median and p99 over the cluster's requests, ms. */
+  ttftMs: number | null;
+  p99TtftMs: number | null;
+  p99ItlMs: number | null;
+  /** Prompt tokens served from the replicas' prefix caches over all prompt tokens (null: no prefix cache). */
+  cacheHitRate: number | null;
+}
+
+/** One cluster of a shape behind one router at the required load, in virtual time. */
+export interface RouterTrial extends RouterFigures {
+  replicas: number;
+  meetsSlo: boolean;
+  /** Share of the requests on the busiest replica (1 / replicas: even). */
+  busiestShare: number | null;
+  missed?: string;
+}
+
+/**
+ * A router's answer for one shape: the fewest replicas behind it that meet the SLO, and the clusters tried. Its
+ * figures are that cluster's (or, when none met, the largest one tried).
+ */
+export interface RouterOption extends RouterFigures {
+  topology: 'replicas';
+  router: RouterPolicy;
+  /** The fewest replicas that met the SLO (null: none of those tried). */
+  replicas: number | null;
+  meetsSlo: boolean;
+  totalGpus: number | null;
+  costPerHour: number | null;
+  costPerMillionOutputTokens: number | null;
+  /** Every replica count tried, fewest first. */
+  tried: RouterTrial[];
+}
+
+/** `plan --router`: which routers were compared on which candidates, how long it took, and the lines it printed. */
+export interface RouterComparison {
+  routers: RouterPolicy[];
+  /** Candidates evaluated (the cheapest feasible ones, --router-candidates). */
+  candidates: number;
+  /** Whether the workload shares prefixes (--prefix-tokens/--prefix-groups). */
+  prefix: { tokens: number; groups: number } | null;
+  elapsedMs: number;
+  /** Per evaluated candidate, each router against round-robin (or the plan's own sizing): the printed lines. */
+  lines: string[];
+  /** The cheapest deployment over the evaluated candidates and routers. */
+  best: (PlanDeployment & CandidateShape) | null;
 }
 
 export interface PlanVerification {
@@ -179,6 +255,8 @@ export interface PlanResult {
   candidates: PlanCandidate[];
   counts: { total: number; searched: number; feasible: number; sloUnmet: number; pruned: number; skipped: number; uncertain?: number };
   verification: PlanVerification | null;
+  /** `--router` (default with a shared-prefix workload): the router comparison; absent when no router was evaluated. */
+  routerComparison?: RouterComparison;
   elapsedMs: number;
   threads: number;
   notes: string[];

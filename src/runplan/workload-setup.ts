@@ -132,6 +132,8 @@ export async function setupPredictWorkload(opts: RunOptions): Promise<{ workload
   if (w.data || w.turns) throw configError('predict models lengths only: use --scenario, --prompt-dist/--output-dist or --trace instead of --data/--turns');
   const { prompt, output } = lengthDists(opts);
   const trace = w.trace ? await loadTrace(w.trace, w.timeScale !== undefined ? { timeScale: w.timeScale } : {}) : undefined;
-  const fixed = (i: number, o: number): Workload => createLengthsWorkload({ kind: 'fixed', value: i }, { kind: 'fixed', value: o }, opts.seed);
-  return { workload: createLengthsWorkload(prompt, output, opts.seed, trace), workloadFor: fixed };
+  // Shared prefixes as run builds them (the same groups for the same seed), named on each item instead of written.
+  const prefix = w.prefixTokens !== undefined && !trace ? { tokens: w.prefixTokens, groups: w.prefixGroups ?? 1 } : undefined;
+  const fixed = (i: number, o: number): Workload => createLengthsWorkload({ kind: 'fixed', value: i }, { kind: 'fixed', value: o }, opts.seed, undefined, prefix);
+  return { workload: createLengthsWorkload(prompt, output, opts.seed, trace, prefix), workloadFor: fixed };
 }

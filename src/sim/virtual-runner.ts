@@ -18,11 +18,21 @@ import { blockHashes, chatTokenIds, completionTokenIds } from './wire/prompt-has
 import { promptText, SimRouter, type RouterPolicy } from './cluster/router.js';
 import { kvTransferLink, PdEngine, type KvTransferLink, type PdSplit } from './cluster/pd.js';
 import type { SimEngine } from './types.js';
+import { prefixBlockHashes } from './virtual-prefix.js';
 
-/** Prompt block hashes of an item with text, as the HTTP sim would compute them (prefix caching). */
-function itemBlockHashes(item: WorkItem): { blockHashes?: number[] } {
+/**
+ * Prompt block hashes of an item, as the HTTP sim would compute them (prefix caching): from its text, or, for a
+ * lengths-only item of a prefix group, from its group and shared length (virtual-prefix.ts).
+ */
+function itemBlockHashes(item: WorkItem, itemIndex: number): number[] | undefined {
   const ids = item.messages && item.messages.length > 0 ? chatTokenIds(item.messages) : item.prompt ? completionTokenIds(item.prompt) : undefined;
-  return ids ? { blockHashes: blockHashes(ids) } : {};
+  return ids ? blockHashes(ids) : prefixBlockHashes(item, itemIndex);
+}
+
+/** The router's pick: by the prompt's text where there is one (as the HTTP router), else by its block hashes. */
+function routeOf(router: SimRouter, item: WorkItem, hashes: readonly number[] | undefined): number {
+  if (item.prompt || item.messages) return router.pick(promptText(item.messages ? { messages: item.messages } : { prompt: item.prompt }));
+  return router.pickChain(hashes);
 }
 
 export interface VirtualRunnerOptions {
@@ -161,25 +171,29 @@ export function runVirtualStage(
   const start: StartRequest = (req, done) => {
     const item = spec.workload.item(req.itemIndex);
     const sentAtMs = clock.now();
-    const replica = router ? router.pick(promptText(item.messages ? { messages: item.messages } : { prompt: item.prompt })) : 0;
+    const hashes = hashPrompts ? itemBlockHashes(item, req.itemIndex) : undefined;
+    const replica = router ? routeOf(router, item, hashes) : 0;
     const engine: SimEngine = pd ?? (engines[replica] as Engine);
     /** The replica named in the record: the router's pick, or the decode engine P/D streamed from. */
     let servedBy = router ? replica : undefined;
     router?.started(replica);
     const ex: Exchange = { sentAtMs, endAtMs: sentAtMs, contentTimesMs: [], textParts: [], done: false };
+    /** Prompt tokens the prefix cache gave, as the sim reports them in usage (--enable-prompt-tokens-details). */
+    let cachedTokens: number | undefined;
     const finish = (at: number): void => {
       live.delete(req.id);
       router?.ended(replica);
       ex.endAtMs = at;
-      ex.usage = { promptTokens: item.promptTokens, outputTokens: ex.contentTimesMs.length, source: 'server-usage' };
+      ex.usage = { promptTokens: item.promptTokens, outputTokens: ex.contentTimesMs.length, source: 'server-usage', ...(cachedTokens !== undefined ? { cachedTokens } : {}) };
       const record = buildRecord(ex, { id: req.id, stage: req.stage, warmup: req.warmup, scheduledAtMs: req.scheduledAtMs, clientQueueMs: req.clientQueueMs, item });
       if (servedBy !== undefined) record.replica = servedBy;
       done(record);
     };
     try {
       const handle = engine.submit(
-        { promptTokens: item.promptTokens, maxTokens: item.outputTokens, ignoreEos: true, ...(hashPrompts ? itemBlockHashes(item) : {}) },
+        { promptTokens: item.promptTokens, maxTokens: item.outputTokens, ignoreEos: true, ...(hashes ? { blockHashes: hashes } : {}) },
         {
+          ...(hashes ? { onPrefillStart: (_at: number, cached: number) => void (cachedTokens = cached) } : {}),
           onToken: (_i, at) => void ex.contentTimesMs.push(at),
           onFinish: (reason, at) => {
             ex.finishReason = reason;

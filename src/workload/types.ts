@@ -26,6 +26,11 @@ export interface WorkItem {
   outputTokens: number;
   /** Index of the shared prefix this prompt starts with (prefix groups). */
   prefixGroup?: number;
+  /**
+   * Lengths-only workloads (predict, plan): tokens of the prompt that are its group's shared prefix (BOS included),
+   * for the simulator's prefix cache and router, which have no text to compare (sim/virtual-prefix.ts).
+   */
+  prefixTokens?: number;
   conversation?: ConversationTurn;
   /** Trace replay: when to send, in ms after the stage start (already divided by the time scale). */
   arrivalOffsetMs?: number;

@@ -31,10 +31,10 @@ export const WORKLOAD_FLAGS = [
     help: 'CSV column that holds the prompt', parse: text }),
   flag({ name: 'tokenizer', arg: 'how', section: 'workload', group: 'workload', commands: RUN, shown: 'server where it can, else approx',
     help: 'prompt lengths counted by a tokenizer.json file, server (its /tokenize) or approx (o200k)', parse: text }),
-  flag({ name: 'prefix-tokens', arg: 'n', section: 'workload', group: 'sources', commands: RUN,
+  flag({ name: 'prefix-tokens', arg: 'n', section: 'workload', group: 'sources', commands: LENGTHS,
     help: 'shared system prefix of N tokens (prefix caching)', parse: wholeNumber() }),
   // commander's default is for help only: resolution sees it only when typed (cli/main.ts withSources).
-  flag({ name: 'prefix-groups', arg: 'k', section: 'workload', group: 'sources', commands: RUN, value: '1', onlyTyped: true,
+  flag({ name: 'prefix-groups', arg: 'k', section: 'workload', group: 'sources', commands: LENGTHS, value: '1', onlyTyped: true,
     help: 'distinct shared prefixes', parse: wholeNumber(),
     needs: { flag: 'prefix-tokens', problem: '--prefix-groups needs --prefix-tokens, e.g. --prefix-tokens 256 --prefix-groups 4' } }),
   flag({ name: 'turns', arg: 'd', section: 'workload', group: 'sources', commands: RUN,

@@ -5,6 +5,8 @@
  * SGLang's router and llm-d's prefix scorer do; a new prefix, or a best match much busier than the least busy
  * replica, goes to the least loaded one. Prompts are compared as chained hashes of 256-character blocks of their
  * text (what a router sees: it does not tokenize), each replica remembering its most recent BLOCKS_KEPT blocks.
+ * `predict` has no text: its requests name their shared prefix (group and length), and pickChain takes the chained
+ * 16-token block hashes the virtual engine gets (sim/virtual-prefix.ts) — the same decisions on other block units.
  */
 export const ROUTER_POLICIES = ['round-robin', 'least-load', 'prefix-aware'] as const;
 export type RouterPolicy = (typeof ROUTER_POLICIES)[number];
@@ -31,9 +33,13 @@ export class SimRouter {
 
   /** The replica for a request whose prompt text is `text` (undefined: not a generation request). */
   pick(text: string | undefined): number {
+    return this.pickChain(text === undefined || this.policy !== 'prefix-aware' ? undefined : blockChain(text));
+  }
+
+  /** The replica for a request whose prompt is the chain of block hashes `blocks` (undefined: none known). */
+  pickChain(blocks: readonly number[] | undefined): number {
     if (this.policy === 'round-robin') return this.turn();
-    if (this.policy === 'least-load' || text === undefined) return this.leastLoaded();
-    const blocks = blockChain(text);
+    if (this.policy === 'least-load' || blocks === undefined) return this.leastLoaded();
     let best = -1;
     let bestLen = 0;
     for (let r = 0; r < this.replicas; r++) {
