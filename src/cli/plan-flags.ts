@@ -34,6 +34,8 @@ export function addPlanCommand(program: Command, io: { stdout: NodeJS.WriteStrea
     opt(search, '--objective <name>', 'rank feasible deployments by cost ($ per 1M output tokens) or energy (GPU J per output token); both are printed', { value: 'cost' }).choices(['cost', 'energy']),
     opt(replicas, '--router <list>', 'compare routers on the cheapest candidates: each one\'s replicas as one cluster behind round-robin, least-load, prefix-aware (predict --replicas N --router P); none: skip', { shown: 'all three with --prefix-tokens, else none' }),
     opt(replicas, '--router-candidates <n>', 'cheapest feasible candidates whose routers are compared', { shown: '3' }),
+    opt(replicas, '--pd <list>', 'try prefill/decode splits P:D on the cheapest candidates whose engine disaggregates (vllm, sglang, triton): the fewest copies of each that meet the SLO (predict --pd P:D); none: skip', { shown: '1:1,1:2,1:3,2:1' }),
+    opt(replicas, '--pd-candidates <n>', 'cheapest feasible candidates whose splits are tried', { shown: '3' }),
     opt(search, '--exhaustive', 'search every candidate (no pruning by cost): slower, fills the Pareto chart'),
     opt(search, '--threads <n>', 'threads searching candidates', { shown: 'one per core' }),
     opt(prices, '--gpu-hour-price <list>', 'USD per GPU-hour, e.g. H100=2.49,A100-80GB=1.79', { shown: 'printed, dated assumptions' }),

@@ -15,6 +15,8 @@ import { describeLength, maxLength, parseLengthDist, parseScenario, type LengthD
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import { parseIntervalLevel } from './calibration-flags.js';
 import type { RouterSettings } from '../plan/routers.js';
+import { DEFAULT_PD_RATIOS, type PdSettings } from '../plan/pd-splits.js';
+import { parsePdSplit } from '../sim/cluster/pd.js';
 import { ROUTER_POLICIES, type RouterPolicy } from '../sim/cluster/router.js';
 
 export interface PlanFlags {
@@ -32,6 +34,9 @@ export interface PlanFlags {
   /** `--router LIST`: routers to compare on the cheapest candidates (default: all three with shared prefixes). */
   router?: string;
   routerCandidates?: string;
+  /** `--pd LIST|none`: prefill/decode split ratios tried on the cheapest candidates whose engine disaggregates. */
+  pd?: string;
+  pdCandidates?: string;
   slo?: string;
   sloAttainment?: string;
   maxErrorShare?: string;
@@ -89,10 +94,14 @@ export interface PlanOptions extends SearchInput {
   verify?: PlanVerifyOptions;
   /** `--router`, `--router-candidates`: routers compared on the cheapest candidates (absent: none). */
   routers?: RouterSettings;
+  /** `--pd`, `--pd-candidates`: prefill/decode splits tried on the cheapest candidates (absent: none). */
+  pd?: PdSettings;
 }
 
 /** Cheapest candidates whose routers are compared (--router-candidates): each costs a few clusters in virtual time. */
 const ROUTER_CANDIDATES = 3;
+/** Cheapest disaggregating candidates whose prefill/decode splits are tried (--pd-candidates). */
+const PD_CANDIDATES = 3;
 
 export interface PlanVerifyOptions {
   count: number;
@@ -164,6 +173,7 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
   const verify = readVerifyFlags(flags, p);
   const prefix = readPrefixFlags(flags, p);
   const routers = readRouterFlags(flags, prefix !== undefined, p);
+  const pd = readPdFlags(flags, p);
   // The search axes' lists are read here too, so an empty item among them is one of the problems reported.
   const axisLists = { gpus: list('--gpu', flags.gpu, p), quants: list('--quant', flags.quant, p), engines: list('--engine', flags.engine, p) };
   if (p.length > 0) throw configError(p.length === 1 ? (p[0] as string) : `${p.length} problems: ${p.join('; ')}`, 'see inferbench plan --help');
@@ -229,6 +239,7 @@ export function resolvePlanOptions(flags: PlanFlags, calibration?: Calibration):
     workloadDescription: `${describeLength(dists.prompt)} prompt tokens, ${describeLength(dists.output)} output tokens${prefix ? `, ${prefix.groups} shared prefixes of ${prefix.tokens} tokens` : ''}`,
     workloadFlags: prefix ? `${workloadFlags} --prefix-tokens ${prefix.tokens} --prefix-groups ${prefix.groups}` : workloadFlags,
     ...(routers ? { routers } : {}),
+    ...(pd ? { pd } : {}),
     ...calibrationFlag(flags),
     verifyLimits: { ...limits, maxSeconds: Math.max(VERIFY_MIN_SECONDS, VERIFY_FACTOR * maxSeconds) },
     top,
@@ -267,6 +278,30 @@ function readRouterFlags(flags: PlanFlags, sharesPrefixes: boolean, p: Problems)
     : sharesPrefixes ? [...ROUTER_POLICIES] : [];
   if (flags.routerCandidates !== undefined && routers.length === 0 && p.length === 0) p.push('--router-candidates goes with routers to compare: --router round-robin,prefix-aware, or a shared-prefix workload (--prefix-tokens)');
   return routers.length > 0 && candidates > 0 ? { routers, candidates } : undefined;
+}
+
+/**
+ * `--pd LIST` (split ratios P:D, e.g. 1:1,1:3; `none`: no comparison) and `--pd-candidates N`. Without --pd, the
+ * default ratios (1:1, 1:2, 1:3, 2:1) are tried on the cheapest candidates whose engine disaggregates.
+ */
+function readPdFlags(flags: PlanFlags, p: Problems): PdSettings | undefined {
+  const candidates = parseNumber('--pd-candidates', flags.pdCandidates ?? String(PD_CANDIDATES), p, { integer: true, min: 0 }) ?? PD_CANDIDATES;
+  const items = flags.pd === undefined ? undefined : listItems('--pd', flags.pd, p);
+  if (items && items.length === 1 && items[0] === 'none') {
+    if (flags.pdCandidates !== undefined) p.push('--pd-candidates goes with splits to try: drop --pd none, or give --pd 1:1,1:3');
+    return undefined;
+  }
+  const ratios: PdSettings['ratios'][number][] = [];
+  for (const item of items ?? []) {
+    try {
+      const r = parsePdSplit(item);
+      if (!ratios.some((q) => q.prefill === r.prefill && q.decode === r.decode)) ratios.push(r);
+    } catch (err) {
+      p.push((err as Error).message);
+    }
+  }
+  const list = items ? ratios : [...DEFAULT_PD_RATIOS];
+  return list.length > 0 && candidates > 0 ? { ratios: list, candidates } : undefined;
 }
 
 /** --verify, --server-cmd, --ready-timeout, --stop-timeout: each problem pushed; undefined without --verify. */

@@ -8,6 +8,7 @@ import type { CapacitySettings } from '../load/capacity-types.js';
 import type { StageSummary } from '../metrics/summary.js';
 import { predictCapacity } from '../sim/capacity.js';
 import { createVirtualStageRunner } from '../sim/virtual-runner.js';
+import type { PdSplit } from '../sim/cluster/pd.js';
 import { createLengthsWorkload } from '../workload/synthetic.js';
 import type { Workload } from '../workload/types.js';
 import { capacityScale } from './capacity-factor.js';
@@ -131,12 +132,12 @@ export async function predictAtRate(
   shape: CandidateShape,
   workload: Workload,
   rate: number,
-  opts: { limits?: PlanJobSettings['limits']; seed?: number; cluster?: { replicas: number; router: RouterPolicy }; modelTimeScale?: number } = {},
+  opts: { limits?: PlanJobSettings['limits']; seed?: number; cluster?: { replicas: number; router: RouterPolicy }; pd?: PdSplit; modelTimeScale?: number } = {},
 ): Promise<{ point: LoadPoint; summary: StageSummary }> {
   const seed = opts.seed ?? job.seed;
   const engine = engineOptions(job.model, shape, { seed, ...jobEngineExtras(job), ...(opts.modelTimeScale !== undefined && opts.modelTimeScale !== 1 ? { modelTimeScale: opts.modelTimeScale } : {}) });
-  // A cluster's energy is not summed over its replicas (virtual-runner.ts): its ledger is not kept.
-  const runner = createVirtualStageRunner(engine, { seed, ...(opts.cluster ? { cluster: opts.cluster, energy: false } : {}) });
+  // A cluster's energy is not summed over its replicas (virtual-runner.ts), nor a P/D deployment's: no ledger is kept.
+  const runner = createVirtualStageRunner(engine, { seed, ...(opts.cluster ? { cluster: opts.cluster, energy: false } : {}), ...(opts.pd ? { pd: opts.pd, energy: false } : {}) });
   const profile = job.capacity.arrival === 'poisson' ? 'poisson' : 'constant';
   // A measured capacity factor: `rate` on the real deployment is the simulated one at rate / factor.
   const simulatedRate = rate / capacityScale(job, shape);
@@ -144,7 +145,8 @@ export async function predictAtRate(
   const summary = bench.stages[0] as StageSummary;
   const energy = runner.energyOf(summary);
   if (energy) summary.energy = energy;
-  return { point: loadPoint(summary, rate / (opts.cluster?.replicas ?? 1), shape.gpus, job), summary };
+  const engines = opts.cluster?.replicas ?? (opts.pd ? opts.pd.prefill + opts.pd.decode : 1);
+  return { point: loadPoint(summary, rate / engines, shape.gpus, job), summary };
 }
 
 /** The figures of one predicted row that the plan reports, and whether the row met the SLO as a capacity probe would. */

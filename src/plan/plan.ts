@@ -7,6 +7,7 @@ import { capacityScale, describeShape } from './capacity-factor.js';
 import { engineOptions } from './space.js';
 import { planWorkload, predictAtRate } from './evaluate.js';
 import { evaluateRouters, type RouterSettings } from './routers.js';
+import { evaluatePdSplits, type PdSettings } from './pd-splits.js';
 import type { Lane } from './pool.js';
 import { assumedPricesLine, unpricedLine } from './prices.js';
 import { rankCandidates } from './rank.js';
@@ -26,6 +27,8 @@ export interface PlanInput extends SearchInput {
   objective?: PlanObjective;
   /** `--router`, `--router-candidates`: the routers compared on the cheapest candidates (none: no comparison). */
   routers?: RouterSettings;
+  /** `--pd`, `--pd-candidates`: the prefill/decode splits tried on the cheapest candidates (absent: none). */
+  pd?: PdSettings;
 }
 
 export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanResult> {
@@ -34,6 +37,8 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
   const searched = await searchPlan(input, lanes);
   // The cheapest candidates as clusters behind each router (routers.ts), before ranking: they rank by the cheapest.
   const routerComparison = input.routers ? await evaluateRouters(job, searched.candidates, input.routers) : undefined;
+  // …and as prefill/decode splits (pd-splits.ts), where their engine disaggregates.
+  const pdComparison = input.pd ? await evaluatePdSplits(job, searched.candidates, input.pd) : undefined;
   const candidates = rankCandidates(searched.candidates, { model: job.model, rate: job.rate, meanOutputTokens: input.meanOutputTokens, objective: input.objective ?? 'cost' });
   const top = candidates[0]?.feasible ? candidates[0] : undefined;
   const verification = top ? await verify(input, top) : null;
@@ -73,6 +78,7 @@ export async function runPlan(input: PlanInput, lanes?: Lane[]): Promise<PlanRes
     },
     verification,
     ...(routerComparison ? { routerComparison } : {}),
+    ...(pdComparison ? { pdComparison } : {}),
     elapsedMs: performance.now() - started,
     threads: searched.threads,
     notes,

@@ -22,20 +22,31 @@ export function costPerMillionTokens(costPerHour: number, outputTokensPerS: numb
 }
 
 /**
- * What a candidate is ranked by: the cheapest router option that meets the SLO where routers were evaluated (fewer
- * GPUs, then the order given, at equal cost), else the plan's own sizing. Undefined for an infeasible candidate.
+ * What a candidate is ranked by: the cheapest option that meets the SLO — a router's cluster where routers were
+ * evaluated (else the plan's own sizing), or a prefill/decode split where splits were (plan --pd) — the first given at
+ * equal cost. Undefined for an infeasible candidate.
  */
 export function cheapestDeployment(c: SearchedCandidate, job: Pick<PlanJobSettings, 'rate' | 'meanOutputTokens'>): PlanDeployment | undefined {
   const tokensPerS = job.rate * job.meanOutputTokens;
-  const met = (c.routers ?? []).filter((r) => r.meetsSlo && r.replicas !== null);
-  if (met.length > 0) {
-    const r = met.reduce((a, b) => ((b.costPerHour as number) < (a.costPerHour as number) - 1e-9 ? b : a));
-    return { topology: 'replicas', router: r.router, replicas: r.replicas as number, totalGpus: r.totalGpus as number, costPerHour: r.costPerHour as number, costPerMillionOutputTokens: r.costPerMillionOutputTokens as number };
+  const options: PlanDeployment[] = [];
+  for (const r of c.routers ?? []) {
+    if (r.meetsSlo && r.replicas !== null) options.push({ topology: 'replicas', router: r.router, replicas: r.replicas, totalGpus: r.totalGpus as number, costPerHour: r.costPerHour as number, costPerMillionOutputTokens: r.costPerMillionOutputTokens as number });
   }
   const e = c.evaluated;
-  if (!e?.replicas || !e.atLoad?.meetsSlo || e.capacityPerReplica === null) return undefined;
-  const cost = e.replicas * c.replicaCostPerHour;
-  return { topology: 'replicas', router: null, replicas: e.replicas, totalGpus: e.replicas * c.shape.gpus, costPerHour: cost, costPerMillionOutputTokens: costPerMillionTokens(cost, tokensPerS) };
+  const sized = e?.replicas && e.atLoad?.meetsSlo && e.capacityPerReplica !== null ? e.replicas : undefined;
+  // Behind a router is how replicas really run: where routers were evaluated and one met the SLO, the plan's perfectly
+  // balanced count is not an option; otherwise it is (a P/D split must beat it to rank by it).
+  if (options.length === 0 && sized !== undefined) {
+    const cost = sized * c.replicaCostPerHour;
+    options.push({ topology: 'replicas', router: null, replicas: sized, totalGpus: sized * c.shape.gpus, costPerHour: cost, costPerMillionOutputTokens: costPerMillionTokens(cost, tokensPerS) });
+  }
+  for (const o of c.pd ?? []) {
+    if (o.meetsSlo && o.prefill !== null && o.decode !== null) {
+      options.push({ topology: 'pd', router: null, replicas: o.prefill + o.decode, prefill: o.prefill, decode: o.decode, split: o.split, totalGpus: o.totalGpus as number, costPerHour: o.costPerHour as number, costPerMillionOutputTokens: o.costPerMillionOutputTokens as number });
+    }
+  }
+  // Cheapest first; at equal cost the first given (routers before splits, each in the order asked for).
+  return options.length > 0 ? options.reduce((a, b) => (b.costPerHour < a.costPerHour - 1e-9 ? b : a)) : undefined;
 }
 
 const STATUS_ORDER = { feasible: 0, uncertain: 1, 'slo-unmet': 2, pruned: 3, skipped: 4 } as const;
@@ -111,6 +122,8 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     ...(e?.replicasOptimistic !== undefined ? { replicasOptimistic: e.replicasOptimistic } : {}),
     ...(e?.replicasAtPrediction !== undefined ? { replicasAtPrediction: e.replicasAtPrediction } : {}),
     ...(c.routers ? { routers: c.routers } : {}),
+    ...(c.pd ? { pd: c.pd } : {}),
+    ...(c.pdColocated ? { pdColocated: c.pdColocated } : {}),
   };
   if (c.skipped !== undefined) return { ...base, status: 'skipped', reason: c.skipped };
   if (c.pruned !== undefined) return { ...base, status: 'pruned', reason: c.pruned };
@@ -135,6 +148,6 @@ function toRow(c: SearchedCandidate, ctx: RankContext, outputTokensPerS: number)
     tokensPerSecondPerUser: e.atLoad?.outputTokensPerSPerUser ?? null,
     joulesPerOutputToken: e.atLoad?.joulesPerOutputToken ?? null,
     ...(c.description ? { launch: launchCommand(ctx.model, c.shape, c.description) } : {}),
-    ...(c.routers ? { deployment: cheapestDeployment(c, ctx) as NonNullable<ReturnType<typeof cheapestDeployment>> } : {}),
+    ...(c.routers || c.pd ? { deployment: cheapestDeployment(c, ctx) as NonNullable<ReturnType<typeof cheapestDeployment>> } : {}),
   };
 }

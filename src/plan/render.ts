@@ -52,6 +52,7 @@ export function renderPlan(plan: PlanResult, opts: RenderOptions): string {
     );
   }
   out.push(...routerLines(plan));
+  out.push(...pdLines(plan));
   out.push(...uncertainLines(plan));
   out.push(...leftOut(plan));
   const c = plan.counts;
@@ -109,10 +110,38 @@ function routerLines(plan: PlanResult): string[] {
   return out;
 }
 
+/** The "Prefill/decode splits" section: each evaluated candidate's splits beside its colocated replicas. */
+function pdLines(plan: PlanResult): string[] {
+  const pc = plan.pdComparison;
+  if (!pc) return [];
+  const out = [
+    `Prefill/decode splits: the ${pc.candidates} cheapest candidate${pc.candidates === 1 ? '' : 's'} of an engine that disaggregates (${pc.engines.join(', ')}) as P prefill + D decode engines at ${f(plan.rate)} req/s, splits ${pc.splits.join(', ')} (the KV moved over the GPU's link; virtual time; ${(pc.elapsedMs / 1000).toFixed(1)} s):`,
+  ];
+  if (pc.candidates === 0) out.push('  no feasible candidate runs an engine that disaggregates (--engine vllm,sglang,triton)');
+  for (const c of plan.candidates) {
+    if (!c.pd) continue;
+    const b = c.pdColocated;
+    const base = b ? ` — ${f(b.attainment, 1)}% met, TTFT p50 ${f(b.ttftMs, 0)} p99 ${f(b.p99TtftMs, 0)} ms, ITL p50 ${f(b.itlMs, 1)} p99 ${f(b.p99ItlMs, 1)} ms behind least-load` : '';
+    out.push(`  ${c.rank !== undefined ? `${c.rank}. ` : ''}${shapeLabel(c)} (colocated: ${c.replicas ?? '—'} replica${c.replicas === 1 ? '' : 's'}, ${usd(c.costPerHour)}/h${base})`);
+    if (c.pd.length === 0) out.push('    every split needs more engines than the colocated replicas and two more: not tried');
+    for (const o of c.pd) {
+      const tried = o.tried.map((t) => `${t.prefill}+${t.decode}: ${t.meetsSlo ? 'meets' : 'misses'}`).join(', ');
+      const head = o.meetsSlo ? `${o.prefill} prefill + ${o.decode} decode meet the SLO, ${usd(o.costPerHour)}/h` : 'misses the SLO on every size tried';
+      out.push(`    ${o.split.padEnd(5)} ${head} — ${f(o.attainment, 1)}% met, TTFT p50 ${f(o.ttftMs, 0)} p99 ${f(o.p99TtftMs, 0)} ms, ITL p50 ${f(o.itlMs, 1)} p99 ${f(o.p99ItlMs, 1)} ms (tried: ${tried})`);
+    }
+  }
+  for (const line of pc.lines) out.push(`  ${line}`);
+  if (pc.best) out.push(`  cheapest with a split: ${pc.best.prefill} prefill + ${pc.best.decode} decode engines of ${shapeLabel(pc.best)}, ${usd(pc.best.costPerHour)}/h (${usd(pc.best.costPerMillionOutputTokens, 3)} per 1M output tokens); the ranking counts each evaluated candidate at its cheapest option`);
+  else if (pc.candidates > 0) out.push('  no split is cheaper than its colocated replicas here: they rank as sized');
+  out.push('');
+  return out;
+}
+
 /** `3 × prefix-aware $7.47`: the deployment a candidate is ranked by ("as sized": its own replicas, no router better). */
 function deploymentCell(c: PlanCandidate): string {
   const d = c.deployment;
   if (!d) return '—';
+  if (d.topology === 'pd') return `P/D ${d.prefill}+${d.decode} ${usd(d.costPerHour)}`;
   return d.router === null ? `as sized ${usd(d.costPerHour)}` : `${d.replicas} × ${d.router} ${usd(d.costPerHour)}`;
 }
 
@@ -131,7 +160,7 @@ function planTable(rows: readonly PlanCandidate[], withReasons: boolean): Table 
   const level = rows.find((c) => c.capacityInterval)?.capacityInterval?.level;
   const headers = ['#', 'GPU', 'GPUs/replica', 'Quant', 'Engine', level !== undefined ? `Capacity/replica (req/s, ${level}% interval)` : 'Capacity/replica (req/s)', level !== undefined ? 'Replicas (pessimistic)' : 'Replicas', 'GPUs', '$/hour', '$ per 1M output tokens', 'J/token', 'Output tok/s per GPU at capacity', 'Output tok/s per user', 'TTFT p99 (ms)', 'ITL p99 (ms)'];
   // Routers compared (plan --router): what each evaluated candidate is ranked by, beside its own sizing.
-  const routed = rows.some((c) => c.routers);
+  const routed = rows.some((c) => c.routers || c.pd);
   if (routed) headers.push('Ranked as ($/hour)');
   if (withReasons) headers.push('Why not');
   return {

@@ -82,14 +82,19 @@ export async function routerOption(job: PlanJobSettings, c: SearchedCandidate, s
   };
 }
 
+/** The `n` cheapest candidates that meet the SLO as the plan sized them (its own replicas × the replica's $/hour). */
+export function cheapestFeasible(searched: readonly SearchedCandidate[], n: number): SearchedCandidate[] {
+  return searched
+    .filter((c) => c.evaluated?.atLoad?.meetsSlo && c.evaluated.replicas)
+    .sort((a, b) => (a.evaluated?.replicas as number) * a.replicaCostPerHour - (b.evaluated?.replicas as number) * b.replicaCostPerHour || a.index - b.index)
+    .slice(0, n);
+}
+
 /** The cheapest feasible candidates by the plan's own sizing, each with its routers evaluated (`c.routers`). */
 export async function evaluateRouters(job: PlanJobSettings, searched: readonly SearchedCandidate[], settings: RouterSettings): Promise<RouterComparison | undefined> {
   if (settings.routers.length === 0 || settings.candidates <= 0) return undefined;
   const started = performance.now();
-  const feasible = searched
-    .filter((c) => c.evaluated?.atLoad?.meetsSlo && c.evaluated.replicas)
-    .sort((a, b) => (a.evaluated?.replicas as number) * a.replicaCostPerHour - (b.evaluated?.replicas as number) * b.replicaCostPerHour || a.index - b.index)
-    .slice(0, settings.candidates);
+  const feasible = cheapestFeasible(searched, settings.candidates);
   const workload = planWorkload(job);
   const lines: string[] = [];
   let best: RouterComparison['best'] = null;

@@ -7,7 +7,7 @@ import type { RequestShape } from '../sim/limits.js';
 import { openLanes, type Lane } from './pool.js';
 import type { PriceTable } from './prices.js';
 import { checkShape, enumerateShapes, jobEngineExtras, type SpaceAxes } from './space.js';
-import type { CandidateShape, EvaluatedCapacity, PlanJobSettings, RouterOption } from './types.js';
+import type { CandidateShape, EvaluatedCapacity, PdColocated, PdOption, PlanJobSettings, RouterOption } from './types.js';
 
 export interface SearchInput {
   job: PlanJobSettings;
@@ -37,6 +37,9 @@ export interface SearchedCandidate {
   evaluated?: EvaluatedCapacity;
   /** The shape's replicas as a cluster behind each router (routers.ts), for the cheapest few candidates. */
   routers?: RouterOption[];
+  /** The shape as prefill/decode splits (pd-splits.ts), for the cheapest few candidates whose engine disaggregates. */
+  pd?: PdOption[];
+  pdColocated?: PdColocated;
 }
 
 export interface SearchOutput {

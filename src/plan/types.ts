@@ -163,13 +163,27 @@ export interface PlanCandidate extends CandidateShape {
    * `topology` names the deployment's form, so other forms (prefill/decode splits) can sit beside it.
    */
   deployment?: PlanDeployment;
+  /**
+   * The prefill/decode splits (plan --pd, pd-splits.ts): this shape as P prefill + D decode engines at the required
+   * load, in virtual time; present on the candidates they were evaluated for (--pd-candidates).
+   */
+  pd?: PdOption[];
+  /** The colocated replicas the splits are compared with: the plan's own count behind a least-load balancer, same engine time. */
+  pdColocated?: PdColocated;
 }
 
-/** A deployment the plan can rank: `replicas` copies of the shape, behind `router` (null: perfectly balanced). */
+/**
+ * A deployment the plan can rank: `replicas` copies of the shape behind `router` (null: perfectly balanced), or
+ * (`topology: 'pd'`) `prefill` + `decode` engines of the shape with the KV moved between them (`replicas` = engines).
+ */
 export interface PlanDeployment {
-  topology: 'replicas';
+  topology: 'replicas' | 'pd';
   router: RouterPolicy | null;
   replicas: number;
+  /** P/D: prefill and decode engines, and the split ratio they scale. */
+  prefill?: number;
+  decode?: number;
+  split?: string;
   totalGpus: number;
   costPerHour: number;
   costPerMillionOutputTokens: number;
@@ -211,6 +225,54 @@ export interface RouterOption extends RouterFigures {
   costPerMillionOutputTokens: number | null;
   /** Every replica count tried, fewest first. */
   tried: RouterTrial[];
+}
+
+/** One P/D deployment of a shape at the required load, in virtual time. */
+export interface PdTrial extends RouterFigures {
+  prefill: number;
+  decode: number;
+  meetsSlo: boolean;
+  /** ITL median over the deployment's requests, ms. */
+  itlMs: number | null;
+  missed?: string;
+}
+
+/** A split ratio's answer for one shape: the fewest copies of it that meet the SLO, and the deployments tried. */
+export interface PdOption extends RouterFigures {
+  topology: 'pd';
+  /** The ratio, `P:D`. */
+  split: string;
+  /** Engines of the cheapest deployment that met the SLO (null: none of those tried). */
+  prefill: number | null;
+  decode: number | null;
+  meetsSlo: boolean;
+  itlMs: number | null;
+  totalGpus: number | null;
+  costPerHour: number | null;
+  costPerMillionOutputTokens: number | null;
+  /** Every deployment tried, fewest engines first. */
+  tried: PdTrial[];
+}
+
+/** The colocated baseline of the P/D comparison: the plan's replicas as one cluster behind least-load. */
+export interface PdColocated extends RouterFigures {
+  replicas: number;
+  meetsSlo: boolean;
+  itlMs: number | null;
+}
+
+/** `plan --pd`: which splits were tried on which candidates, how long it took, and the lines it printed. */
+export interface PdComparison {
+  splits: string[];
+  /** Candidates evaluated (the cheapest feasible ones whose engine disaggregates, --pd-candidates). */
+  candidates: number;
+  /** Engines whose servers disaggregate (the only ones tried). */
+  engines: string[];
+  elapsedMs: number;
+  /** Per evaluated candidate, each split against the colocated replicas: the printed lines. */
+  lines: string[];
+  /** The cheapest P/D deployment over the evaluated candidates, when one is the candidate's cheapest option. */
+  best: (PlanDeployment & CandidateShape) | null;
 }
 
 /** `plan --router`: which routers were compared on which candidates, how long it took, and the lines it printed. */
@@ -257,6 +319,8 @@ export interface PlanResult {
   verification: PlanVerification | null;
   /** `--router` (default with a shared-prefix workload): the router comparison; absent when no router was evaluated. */
   routerComparison?: RouterComparison;
+  /** `plan --pd`: the prefill/decode splits compared on the cheapest candidates. */
+  pdComparison?: PdComparison;
   elapsedMs: number;
   threads: number;
   notes: string[];

@@ -21,6 +21,8 @@ import { runCli } from '../helpers/cli.js';
 const flags: PlanFlags = {
   model: 'Qwen2-7B-Instruct', rate: '30', promptTokens: '4200', prefixTokens: '4096', prefixGroups: '256', outputTokens: '64',
   slo: 'ttft:1000,itl:60', gpu: 'L40S', tp: '1', quant: 'fp16', engine: 'vllm', threads: '1', maxSeconds: '3',
+  // Routers alone here: prefill/decode splits (on by default for vLLM) have their own test (pd-splits.test.ts).
+  pd: 'none',
 };
 
 describe('plan: replicas × router (virtual time, one thread)', () => {
