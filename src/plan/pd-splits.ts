@@ -145,24 +145,26 @@ export async function evaluatePdSplits(job: PlanJobSettings, searched: readonly 
 
 const ms = (x: number | null, digits = 0): string => (x === null ? '—' : `${x.toFixed(digits)} ms`);
 
-/** `1:2 disaggregated holds 30 req/s on 6 GPUs (2 prefill + 4 decode) where colocated replicas need 8: −25% $/h …`. */
+/**
+ * One line per candidate: its cheapest split that meets the SLO against the colocated replicas (`P/D 1:1 holds 20 req/s
+ * on 10 engines (5 prefill + 5 decode) where colocated replicas need 12: −17% $/h …`), or why none did.
+ */
 function comparisonLines(job: PlanJobSettings, c: SearchedCandidate, colocated: number): string[] {
   const rate = `${+job.rate.toFixed(2)} req/s`;
-  const at = c.pdColocated;
+  const options = c.pd ?? [];
+  if (options.length === 0) return [];
+  const met = options.filter((o) => o.meetsSlo && o.costPerHour !== null);
+  if (met.length === 0) {
+    // Why the largest deployment of each split missed (the per-split lines list every size tried).
+    const why = options.map((o) => `${o.split}: ${o.tried[o.tried.length - 1]?.missed ?? 'missed'}`).join('; ');
+    return [`${describeShape(c.shape)}: no split meets the SLO at ${rate} within ${colocated + MAX_EXTRA_ENGINES} engines (${why})`];
+  }
+  const o = met.reduce((a, b) => ((b.costPerHour as number) < (a.costPerHour as number) - 1e-9 ? b : a));
   const baseCost = colocated * c.replicaCostPerHour;
-  const out: string[] = [];
-  const met = (c.pd ?? []).filter((o) => o.meetsSlo && o.prefill !== null && o.decode !== null);
-  if (met.length === 0 && (c.pd ?? []).length > 0) {
-    // Why the largest deployment of each split missed (the per-split lines above list every size tried).
-    const why = (c.pd ?? []).map((o) => `${o.split}: ${o.tried[o.tried.length - 1]?.missed ?? 'missed'}`).join('; ');
-    out.push(`${describeShape(c.shape)}: no split meets the SLO at ${rate} within ${colocated + MAX_EXTRA_ENGINES} engines (${why})`);
-  }
-  for (const o of met) {
-    if (o.prefill === null || o.decode === null) continue;
-    const d = (o.costPerHour as number) / baseCost - 1;
-    const change = Math.abs(d) < 1e-9 ? 'the same $/h' : `${d < 0 ? '−' : '+'}${Math.abs(d * 100).toFixed(0)}% $/h ($${(o.costPerHour as number).toFixed(2)} vs $${baseCost.toFixed(2)}/h)`;
-    const figures = at ? `; TTFT p99 ${ms(o.p99TtftMs)} vs ${ms(at.p99TtftMs)}, ITL p99 ${ms(o.p99ItlMs, 1)} vs ${ms(at.p99ItlMs, 1)}` : '';
-    out.push(`${describeShape(c.shape)}: P/D ${o.split} holds ${rate} on ${o.prefill + o.decode} engines (${o.prefill} prefill + ${o.decode} decode) where colocated replicas need ${colocated}: ${change}${figures}`);
-  }
-  return out;
+  const d = (o.costPerHour as number) / baseCost - 1;
+  const change = Math.abs(d) < 1e-9 ? 'the same $/h' : `${d < 0 ? '−' : '+'}${Math.abs(d * 100).toFixed(0)}% $/h ($${(o.costPerHour as number).toFixed(2)} vs $${baseCost.toFixed(2)}/h)`;
+  const at = c.pdColocated;
+  const figures = at ? `; TTFT p99 ${ms(o.p99TtftMs)} vs ${ms(at.p99TtftMs)}, ITL p99 ${ms(o.p99ItlMs, 1)} vs ${ms(at.p99ItlMs, 1)}` : '';
+  const engines = (o.prefill as number) + (o.decode as number);
+  return [`${describeShape(c.shape)}: P/D ${o.split} holds ${rate} on ${engines} engines (${o.prefill} prefill + ${o.decode} decode) where colocated replicas need ${colocated}: ${change}${figures}`];
 }
