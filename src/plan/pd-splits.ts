@@ -7,6 +7,7 @@
  */
 import type { Workload } from '../workload/types.js';
 import { describeShape } from './capacity-factor.js';
+import { fewestMeeting } from './fewest.js';
 import { planWorkload, predictAtRate, sizingTimeScale } from './evaluate.js';
 import { cheapestDeployment, costPerMillionTokens } from './rank.js';
 import { cheapestFeasible } from './routers.js';
@@ -65,24 +66,7 @@ async function trial(job: PlanJobSettings, shape: CandidateShape, workload: Work
 export async function pdOption(job: PlanJobSettings, c: SearchedCandidate, colocated: number, ratio: { prefill: number; decode: number }, workload: Workload): Promise<PdOption> {
   const size = ratio.prefill + ratio.decode;
   const most = Math.max(1, Math.floor((colocated + MAX_EXTRA_ENGINES) / size));
-  const tried = new Map<number, PdTrial>();
-  const at = async (m: number): Promise<PdTrial> => {
-    let t = tried.get(m);
-    if (!t) tried.set(m, (t = await trial(job, c.shape, workload, ratio, m)));
-    return t;
-  };
-  let best: PdTrial | undefined;
-  if ((await at(most)).meetsSlo) {
-    // Invariant: `hi` copies meet the SLO, every count ≤ `lo` is taken to miss.
-    let lo = 0;
-    let hi = most;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if ((await at(mid)).meetsSlo) hi = mid;
-      else lo = mid;
-    }
-    best = await at(hi);
-  }
+  const { best, tried } = await fewestMeeting(most, 0, (m) => trial(job, c.shape, workload, ratio, m));
   const list = [...tried.values()].sort((a, b) => a.prefill + a.decode - (b.prefill + b.decode));
   const shown = best ?? (list[list.length - 1] as PdTrial);
   const engines = best ? best.prefill + best.decode : null;

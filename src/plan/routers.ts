@@ -8,6 +8,7 @@
 import type { RouterPolicy } from '../sim/cluster/router.js';
 import type { Workload } from '../workload/types.js';
 import { describeShape } from './capacity-factor.js';
+import { fewestMeeting } from './fewest.js';
 import { planWorkload, predictAtRate, sizingTimeScale } from './evaluate.js';
 import { cheapestDeployment, costPerMillionTokens } from './rank.js';
 import type { SearchedCandidate } from './search.js';
@@ -46,26 +47,7 @@ async function trial(job: PlanJobSettings, shape: CandidateShape, workload: Work
  * capacity interval the plan's own count is sized on (sizingTimeScale), so the counts compare.
  */
 export async function routerOption(job: PlanJobSettings, c: SearchedCandidate, start: number, router: RouterPolicy, workload: Workload): Promise<RouterOption> {
-  const tried = new Map<number, RouterTrial>();
-  const at = async (n: number): Promise<RouterTrial> => {
-    let t = tried.get(n);
-    if (!t) tried.set(n, (t = await trial(job, c.shape, workload, n, router)));
-    return t;
-  };
-  let best: RouterTrial | undefined;
-  if ((await at(start)).meetsSlo) {
-    // Invariant: `hi` meets the SLO, every count ≤ `lo` is taken to miss.
-    let lo = 0;
-    let hi = start;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if ((await at(mid)).meetsSlo) hi = mid;
-      else lo = mid;
-    }
-    best = await at(hi);
-  } else {
-    for (let n = start + 1; n <= start + MAX_EXTRA && !best; n++) if ((await at(n)).meetsSlo) best = await at(n);
-  }
+  const { best, tried } = await fewestMeeting(start, MAX_EXTRA, (n) => trial(job, c.shape, workload, n, router));
   const list = [...tried.values()].sort((a, b) => a.replicas - b.replicas);
   const shown = best ?? (list[list.length - 1] as RouterTrial);
   const cost = best ? best.replicas * c.replicaCostPerHour : null;
