@@ -18,12 +18,14 @@ export function stopOnSignals(abort: AbortController, stderr: NodeJS.WriteStream
   process.on('SIGTERM', onSignal);
   return {
     release: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      // The quit handlers go on before the run's come off: with no listener left, even for an instant, Node gives the
+      // signal back its default action, and a Ctrl-C landing then kills the process without its exit code (130).
       if (signals > 0) {
         process.once('SIGINT', quitNow);
         process.once('SIGTERM', quitNow);
       }
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     },
   };
 }
