@@ -12,13 +12,14 @@
  * are checked against it.
  */
 import {
-  baseInterval, buildResidualModel, FAMILIES, intervalFactors, type IntervalFamily, novelDimensions, quantile, type ResidualModel,
+  BASE_LEVEL, baseInterval, buildResidualModel, FAMILIES, intervalFactors, type IntervalFamily, novelDimensions, quantile, type ResidualModel,
   type ResidualPoint, SCORE_WEIGHT_POWER, TABLE_WEIGHT_POWER,
 } from './intervals.js';
 
 /** How the quantiles weigh tables (intervals.ts TABLE_WEIGHT_POWER, SCORE_WEIGHT_POWER); the defaults are those shipped. */
 export interface CalibrationOptions {
   weightPower?: number;
+  baseLevel?: number;
   scorePower?: number;
   /**
    * Which scores are kept per family (where it has enough of them), the rest pooled over families: 'novel' (shipped:
@@ -44,11 +45,11 @@ function score(r: number, c: number, lo: number, hi: number): number {
 }
 
 /** Leave-one-table-out scores of every figure that the other tables give an interval for. */
-export function lotoScores(points: readonly ResidualPoint[], weightPower = TABLE_WEIGHT_POWER): Scored[] {
+export function lotoScores(points: readonly ResidualPoint[], weightPower = TABLE_WEIGHT_POWER, baseLevel = BASE_LEVEL): Scored[] {
   const nov = novelDimensions(points);
   const out: Scored[] = [];
   for (const g of [...new Set(points.map((p) => p.group))].sort()) {
-    const rest = buildResidualModel(points.filter((p) => p.group !== g), weightPower);
+    const rest = buildResidualModel(points.filter((p) => p.group !== g), weightPower, baseLevel);
     for (const p of points) {
       if (p.group !== g) continue;
       const dims = nov.get(p) ?? [];
@@ -89,7 +90,11 @@ export function scoreTable(scored: readonly Scored[], opts: CalibrationOptions =
 /** The residual model of `points`, calibrated by their leave-one-table-out scores. */
 export function calibratedModel(points: readonly ResidualPoint[], opts: CalibrationOptions = {}): ResidualModel {
   const weightPower = opts.weightPower ?? TABLE_WEIGHT_POWER;
-  return { ...buildResidualModel(points, weightPower), scorePower: opts.scorePower ?? SCORE_WEIGHT_POWER, scores: scoreTable(lotoScores(points, weightPower), opts) };
+  const baseLevel = opts.baseLevel ?? BASE_LEVEL;
+  return {
+    ...buildResidualModel(points, weightPower, baseLevel), scorePower: opts.scorePower ?? SCORE_WEIGHT_POWER,
+    scores: scoreTable(lotoScores(points, weightPower, baseLevel), opts),
+  };
 }
 
 /** How intervals are built for the coverage check: the pooled quantiles (before calibration), or calibrated (nested). */

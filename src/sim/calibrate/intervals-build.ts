@@ -3,7 +3,7 @@
  * leave-one-table-out coverage:
  *   npx tsx src/sim/calibrate/fit.ts --loto --jobs 2 --write-intervals [--json FILE]   (runs the LOTO: docs/accuracy.md)
  *   npx tsx src/sim/calibrate/intervals-build.ts --loto-json FILE [--level 80] [--weight-power P] [--score-power P]
- *     [--family-scores novel|none|all] [--write]
+ *     [--family-scores novel|none|all] [--base-level 0.8] [--write]
  *                                                                          (from a saved `fit.ts --loto --json FILE`)
  * Regenerate it whenever DEFAULT_CALIBRATION or the catalog changes: the residuals are those of the shipped constants.
  */
@@ -17,7 +17,7 @@ import {
   type CalibrationOptions, calibratedModel, coverage, coverageTable, type CoverageRow, FAMILY_SCORES, type FamilyScores, type IntervalData,
 } from './interval-calibration.js';
 import {
-  FAMILIES, type IntervalFamily, modelFamily, pointRegime, quantClass, type ResidualModel, type ResidualPoint, SCORE_WEIGHT_POWER, TABLE_WEIGHT_POWER,
+  BASE_LEVEL, FAMILIES, type IntervalFamily, modelFamily, pointRegime, quantClass, type ResidualModel, type ResidualPoint, SCORE_WEIGHT_POWER, TABLE_WEIGHT_POWER,
 } from './intervals.js';
 
 /** The deployment of a figure in the dimensions intervals judge distance by (catalog names, so spellings agree). */
@@ -90,7 +90,7 @@ export function printCoverage(pts: readonly FitPoint[], out: (s: string) => void
     out(`\nprediction intervals at ${L}%, pooled quantiles without calibration (the method before): leave-one-table-out coverage (each table's figures against an interval from the other tables' residuals)`);
     for (const line of coverageTable(rows[`pooled${L}`] as CoverageRow[], level)) out(line);
     rows[`calibrated${L}`] = coverage(rp, level, 'calibrated', opts);
-    const powers = `residual weight power ${opts.weightPower ?? TABLE_WEIGHT_POWER}, score weight power ${opts.scorePower ?? SCORE_WEIGHT_POWER}, per-family scores: ${opts.familyScores ?? 'novel'}`;
+    const powers = `residual weight power ${opts.weightPower ?? TABLE_WEIGHT_POWER}, score weight power ${opts.scorePower ?? SCORE_WEIGHT_POWER}, per-family scores: ${opts.familyScores ?? 'novel'}, base level ${opts.baseLevel ?? BASE_LEVEL}`;
     out(`\nprediction intervals at ${L}%, calibrated (${powers}; widened by leave-one-table-out scores): nested leave-one-table-out coverage (each table's figures against an interval calibrated on the other tables alone)`);
     for (const line of coverageTable(rows[`calibrated${L}`] as CoverageRow[], level)) out(line);
     out(`(coverage: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
@@ -116,8 +116,11 @@ async function main(): Promise<void> {
   };
   const per = (arg('--family-scores') ?? 'novel') as FamilyScores;
   if (!FAMILY_SCORES.includes(per)) throw configError(`--family-scores ${per} is not one of ${FAMILY_SCORES.join(', ')}`, 'e.g. --family-scores none');
-  const opts: CalibrationOptions = { weightPower: power('--weight-power', TABLE_WEIGHT_POWER), scorePower: power('--score-power', SCORE_WEIGHT_POWER), familyScores: per };
-  const tried = ['--weight-power', '--score-power', '--family-scores'].filter((f) => args.includes(f));
+  const opts: CalibrationOptions = {
+    weightPower: power('--weight-power', TABLE_WEIGHT_POWER), scorePower: power('--score-power', SCORE_WEIGHT_POWER), familyScores: per,
+    baseLevel: power('--base-level', BASE_LEVEL),
+  };
+  const tried = ['--weight-power', '--score-power', '--family-scores', '--base-level'].filter((f) => args.includes(f));
   if (tried.length && args.includes('--write')) throw configError(`${tried.join(', ')} only print how another method would cover`, 'drop them to --write the shipped method\'s data');
   printCoverage(json.lotoPoints, (s) => console.log(s), levels, opts);
   if (args.includes('--write')) console.error(`wrote ${writeIntervalData(intervalData(json.lotoPoints, `fit.ts --loto residuals (${file}, ${new Date().toISOString().slice(0, 10)})`))}`);

@@ -5,8 +5,8 @@
  * A table's figures share much of their error (one deployment, one benchmark harness, one set of constants at their
  * priors), so the residuals of other tables understate the error of a table not yet seen: quantiles pooled over
  * figures covered 66–78% of held-out figures at 80% (docs/accuracy.md). Two steps answer for that:
- * - quantiles weigh a table of a cell by √n rather than n (a figure weighs 1/√n, n its table's figures in the cell),
- *   so a large table does not stand for the spread of all deployments (TABLE_WEIGHT_POWER);
+ * - quantiles weigh a table of a cell by n^0.75 rather than n (a figure weighs n^−0.25, n its table's figures in the
+ *   cell), so a large table does not stand for the spread of all deployments alone (TABLE_WEIGHT_POWER);
  * - the base interval of a cell, [c − (c − q₁₀), c + (q₉₀ − c)] around the cell's median c, is scaled by a factor
  *   chosen by leave-one-table-out (a cross-conformal step): each table's figures get the score s = how many times the
  *   base interval's half-width (built without that table) they needed, and the interval at level L is the base one
@@ -46,9 +46,9 @@ export const MIN_NOVEL_POINTS = 15;
  * figure alike (the pooled quantiles), 1 every table alike. Chosen by the nested leave-one-table-out coverage and
  * width (docs/accuracy.md).
  */
-export const TABLE_WEIGHT_POWER = 0.5;
+export const TABLE_WEIGHT_POWER = 0.25;
 /** The same for the leave-one-table-out scores a family's widening is read from (0: every held-out figure alike). */
-export const SCORE_WEIGHT_POWER = 0.5;
+export const SCORE_WEIGHT_POWER = 0.25;
 /** The level the base interval of a cell is read at; the calibrated scores scale it to any level. */
 export const BASE_LEVEL = 0.8;
 
@@ -63,6 +63,8 @@ export interface ResidualModel {
   /** The table-weight powers the residuals' and the scores' quantiles are read with. */
   weightPower: number;
   scorePower?: number;
+  /** The level the base interval is read at (BASE_LEVEL when absent). */
+  baseLevel?: number;
   /**
    * Leave-one-table-out scores, one ascending array per table: `${family}` (in-family figures), `${family}|novel` or `novel` (out-of-family
    * figures, pooled over families when one family has too few), `all` (every family's in-family figures, for a family
@@ -147,7 +149,7 @@ export function novelDimensions(points: readonly ResidualPoint[]): Map<ResidualP
 }
 
 /** The residual model of a set of points (all tables, or all but one for the coverage check), uncalibrated. */
-export function buildResidualModel(points: readonly ResidualPoint[], weightPower = TABLE_WEIGHT_POWER): ResidualModel {
+export function buildResidualModel(points: readonly ResidualPoint[], weightPower = TABLE_WEIGHT_POWER, baseLevel = BASE_LEVEL): ResidualModel {
   // key → table → residuals
   const cells = new Map<string, Map<string, number[]>>();
   const novel = new Map<string, Map<string, number[]>>();
@@ -185,7 +187,7 @@ export function buildResidualModel(points: readonly ResidualPoint[], weightPower
   const grouped = (rec: Map<string, Map<string, number[]>>): Record<string, number[][]> =>
     Object.fromEntries([...rec.entries()].sort(([a], [b]) => a.localeCompare(b))
       .map(([k, byTable]) => [k, [...byTable.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => sorted(v))]));
-  return { cells: grouped(cells), novel: grouped(novel), seen, weightPower };
+  return { cells: grouped(cells), novel: grouped(novel), seen, weightPower, baseLevel };
 }
 
 /** A multiplicative interval: the true figure lies in [prediction × low, prediction × high] at `level`. */
@@ -218,12 +220,13 @@ export function baseInterval(model: ResidualModel, family: IntervalFamily, regim
   const [own, ...others] = residualsFor(model, family, regime, unseen);
   if (!own || count(own.groups) < 2) return undefined;
   const q = (g: number[][], p: number): number => weightedQuantile(g, p, model.weightPower);
-  const lo = q(own.groups, (1 - BASE_LEVEL) / 2);
-  const hi = q(own.groups, (1 + BASE_LEVEL) / 2);
+  const base = model.baseLevel ?? BASE_LEVEL;
+  const lo = q(own.groups, (1 - base) / 2);
+  const hi = q(own.groups, (1 + base) / 2);
   const b: BaseInterval = { c: q(own.groups, 0.5), lo, hi, elo: lo, ehi: hi, n: count(own.groups), source: own.source, envelopeSource: own.source };
   for (const s of others.filter((o) => count(o.groups) >= 2)) {
-    const slo = q(s.groups, (1 - BASE_LEVEL) / 2);
-    const shi = q(s.groups, (1 + BASE_LEVEL) / 2);
+    const slo = q(s.groups, (1 - base) / 2);
+    const shi = q(s.groups, (1 + base) / 2);
     if (slo < b.elo || shi > b.ehi) b.envelopeSource = s.source;
     b.elo = Math.min(b.elo, slo);
     b.ehi = Math.max(b.ehi, shi);
