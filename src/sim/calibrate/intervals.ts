@@ -18,6 +18,7 @@
  * table covers in some dimension takes the widest of its in-family interval and the out-of-family residuals of those
  * dimensions, scaled by the out-of-family figures' own scores.
  */
+import { interpolate } from '../../core/interpolate.js';
 import type { FitPoint } from './evaluator.js';
 
 export const FAMILIES = ['ttft-low', 'ttft', 'itl', 'out-sat', 'out', 'reqs', 'e2e'] as const;
@@ -114,19 +115,7 @@ function positions(groups: readonly (readonly number[])[], power: number): Posit
 export function weightedQuantile(groups: readonly (readonly number[])[], q: number, power: number): number {
   const { xs, ps } = positions(groups, power);
   if (xs.length === 0) return Number.NaN;
-  const p = Math.min(1, Math.max(0, q));
-  let lo = 0;
-  let hi = xs.length - 1;
-  if (p <= (ps[0] as number)) return xs[0] as number;
-  if (p >= (ps[xs.length - 1] as number)) return xs[xs.length - 1] as number;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if ((ps[mid] as number) <= p) lo = mid;
-    else hi = mid;
-  }
-  const p0 = ps[lo] as number;
-  const p1 = ps[hi] as number;
-  return p1 > p0 ? (xs[lo] as number) + ((xs[hi] as number) - (xs[lo] as number)) * ((p - p0) / (p1 - p0)) : (xs[hi] as number);
+  return interpolate(ps, xs, Math.min(1, Math.max(0, q)));
 }
 
 const count = (groups: readonly (readonly number[])[] | undefined): number => (groups ?? []).reduce((a, g) => a + g.length, 0);
