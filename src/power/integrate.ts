@@ -11,6 +11,7 @@
  * MAX_GAP_MS touching it.
  */
 import type { PowerSample } from './samples.js';
+import { interpolate } from '../core/interpolate.js';
 
 export const MAX_GAP_MS = 1000;
 export const MIN_COVERAGE = 0.9;
@@ -54,21 +55,7 @@ export function windowCoverage(times: readonly number[], from: number, to: numbe
 }
 
 /** Value of a piecewise-linear series at `t` (flat outside its readings). */
-function valueAt(ts: readonly number[], vs: readonly number[], t: number): number {
-  const n = ts.length;
-  if (t <= (ts[0] as number)) return vs[0] as number;
-  if (t >= (ts[n - 1] as number)) return vs[n - 1] as number;
-  let lo = 0;
-  let hi = n - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if ((ts[mid] as number) <= t) lo = mid;
-    else hi = mid;
-  }
-  const ta = ts[lo] as number;
-  const tb = ts[hi] as number;
-  return tb > ta ? (vs[lo] as number) + (((vs[hi] as number) - (vs[lo] as number)) * (t - ta)) / (tb - ta) : (vs[hi] as number);
-}
+const valueAt = (ts: readonly number[], vs: readonly number[], t: number): number => interpolate(ts, vs, t);
 
 /** ∫ watts dt over [from, to] in joules: trapezoids between readings, flat beyond the first and last. */
 export function integrateWatts(ts: readonly number[], ws: readonly number[], from: number, to: number): number {

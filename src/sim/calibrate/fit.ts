@@ -16,8 +16,9 @@
  * --loto-no-refit (with --loto, one job): constants only the table left out informs go back to their priors, the shared
  * ones stay as fitted on every table — one simulation per figure instead of a refit per table (~1/10 of the time),
  * held out in what is the table's own, optimistic in what it shares.
- * --loto also prints the leave-one-table-out coverage of the 80% prediction intervals built from its residuals
- * (intervals.ts); --write-intervals stores those residuals as interval-data.ts (the intervals predict and plan print).
+ * --loto also prints the leave-one-table-out coverage of the 80% prediction intervals built from its residuals, pooled
+ * (the method before calibration) and calibrated (nested: interval-calibration.ts); --write-intervals stores those
+ * residuals and their calibration as interval-data.ts (the intervals predict and plan print).
  * Speed (evaluator.ts, replay.ts): every scenario is simulated once and then re-priced; open and multi-stream closed
  * loops through a surrogate re-recorded at the start of every pass. Reported figures come from full simulations.
  */
@@ -301,7 +302,7 @@ async function main(): Promise<void> {
     report['loto'] = errorTable(pts);
     report['lotoPoints'] = pts;
     // LOTO child processes (--loto-only) leave the coverage to the parent, which sees every table.
-    if (!args.includes('--loto-only')) printCoverage(pts, out);
+    if (!args.includes('--loto-only')) report['coverage'] = printCoverage(pts, out);
     if (args.includes('--write-intervals')) {
       if (refit) throw configError('--write-intervals stores the residuals of the shipped constants', 'drop --refit/--write (write the constants first, then run --loto --write-intervals)');
       log(`wrote ${writeIntervalData(intervalData(pts, `fit.ts --loto residuals of ${from ?? 'DEFAULT_CALIBRATION'} (${new Date().toISOString().slice(0, 10)})`))}`);

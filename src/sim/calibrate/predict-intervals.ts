@@ -1,8 +1,9 @@
 /**
  * Intervals on predicted figures (predict rows, capacity answers, plan capacities): from the leave-one-table-out
- * residuals of the shipped constants (interval-data.ts), widened to the out-of-family residuals when the deployment's
- * GPU, engine, model family or quantization has no published table; or, after `--calibrate-from`, from the
- * calibration's own residuals and the fitted constants' standard error (run-intervals.ts).
+ * residuals of the shipped constants and their calibration (interval-data.ts; intervals.ts and
+ * interval-calibration.ts), widened to the out-of-family residuals when the deployment's GPU, engine, model family or
+ * quantization has no published table; or, after `--calibrate-from`, from the calibration's own residuals and the
+ * fitted constants' standard error (run-intervals.ts).
  */
 import type { PredictionIntervals, StageSummary } from '../../results/index.js';
 import { resolveSimEngine, type SimEngineOptions } from '../create.js';
