@@ -59,7 +59,7 @@ function intervalNote(basis: NonNullable<ReturnType<typeof intervalBasis>>): str
   const L = Math.round(basis.level * 1000) / 10;
   if (basis.kind === 'calibration') return `(low–high): ${L}% prediction intervals from the calibration's own spread on the measured runs and its constants' standard error (docs/accuracy.md)`;
   const unseen = basis.unseen.length ? `; no published table covers this ${basis.unseen.join(', ')}: widened to the out-of-family residuals` : '';
-  return `(low–high): ${L}% prediction intervals from leave-one-table-out residuals of the published tables, per metric family and load${unseen} (docs/accuracy.md; --interval-level, --calibrate-from RUN[,RUN…] narrows them)`;
+  return `(low–high): ${L}% prediction intervals from leave-one-table-out residuals of the published tables, per metric family and load${unseen}; an interval beside its prediction rather than around it means the simulator ran high (or low) on held-out figures of that kind (docs/accuracy.md; --interval-level, --calibrate-from RUN[,RUN…] narrows them)`;
 }
 
 /** `inferbench predict`: the same profiles and tables as `run`, answered by the simulator in virtual time. */
