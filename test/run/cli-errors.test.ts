@@ -149,8 +149,10 @@ describe('Ctrl-C', () => {
       child.kill('SIGINT');
       await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGINT');
-      const code = await new Promise<number | null>((r) => child.on('close', r));
-      expect(code).toBe(130);
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
+      // 130, or the second SIGINT itself when it lands while the process is already exiting (Node restores the default
+      // action at teardown; the first Ctrl-C can finish the run within the 50 ms): a shell reads 130 either way.
+      expect(code === 130 || (code === null && signal === 'SIGINT'), `exit code ${code}, signal ${signal}`).toBe(true);
       expect(performance.now() - t0).toBeLessThan(5000);
       expect(stderr).toMatch(/SIGINT: stopping/);
       expect(existsSync(join(out, 'requests.jsonl'))).toBe(true);
