@@ -10,7 +10,7 @@ import { describeShape } from './capacity-factor.js';
 import { fewestMeeting } from './fewest.js';
 import { planWorkload, predictAtRate, sizingTimeScale } from './evaluate.js';
 import { cheapestDeployment, costPerMillionTokens } from './rank.js';
-import { cheapestFeasible } from './routers.js';
+import { cheapestFeasible, clusterFigures } from './routers.js';
 import type { SearchedCandidate } from './search.js';
 import type { CandidateShape, PdColocated, PdComparison, PdOption, PdTrial, PlanJobSettings } from './types.js';
 
@@ -48,12 +48,8 @@ async function trial(job: PlanJobSettings, shape: CandidateShape, workload: Work
     prefill,
     decode,
     meetsSlo: point.meetsSlo,
-    attainment: point.attainment,
-    ttftMs: summary.metrics.ttftMs?.median ?? null,
-    p99TtftMs: point.p99TtftMs,
+    ...clusterFigures(point, summary),
     itlMs: summary.metrics.itlMs?.median ?? null,
-    p99ItlMs: point.p99ItlMs,
-    cacheHitRate: summary.prefixCacheHitRate ?? null,
     ...(point.missed !== undefined ? { missed: point.missed } : {}),
   };
 }
@@ -92,11 +88,7 @@ export async function pdOption(job: PlanJobSettings, c: SearchedCandidate, coloc
 async function colocatedBaseline(job: PlanJobSettings, shape: CandidateShape, workload: Workload, replicas: number): Promise<PdColocated> {
   const opts = { modelTimeScale: sizingTimeScale(job, shape), ...(replicas > 1 ? { cluster: { replicas, router: 'least-load' as const } } : {}) };
   const { point, summary } = await predictAtRate(job, shape, workload, job.rate, opts);
-  return {
-    replicas, meetsSlo: point.meetsSlo, attainment: point.attainment,
-    ttftMs: summary.metrics.ttftMs?.median ?? null, p99TtftMs: point.p99TtftMs, itlMs: summary.metrics.itlMs?.median ?? null, p99ItlMs: point.p99ItlMs,
-    cacheHitRate: summary.prefixCacheHitRate ?? null,
-  };
+  return { replicas, meetsSlo: point.meetsSlo, ...clusterFigures(point, summary), itlMs: summary.metrics.itlMs?.median ?? null };
 }
 
 /** The cheapest feasible candidates whose engine disaggregates, each with its splits evaluated (`c.pd`). */

@@ -12,7 +12,8 @@ import { fewestMeeting } from './fewest.js';
 import { planWorkload, predictAtRate, sizingTimeScale } from './evaluate.js';
 import { cheapestDeployment, costPerMillionTokens } from './rank.js';
 import type { SearchedCandidate } from './search.js';
-import type { CandidateShape, PlanJobSettings, RouterComparison, RouterOption, RouterTrial } from './types.js';
+import type { StageSummary } from '../metrics/summary.js';
+import type { CandidateShape, LoadPoint, PlanJobSettings, RouterComparison, RouterFigures, RouterOption, RouterTrial } from './types.js';
 
 /** Replicas tried above the plan's own count when that many miss behind a router. */
 const MAX_EXTRA = 2;
@@ -23,6 +24,17 @@ export interface RouterSettings {
   candidates: number;
 }
 
+/** The figures plan reports for a cluster or a P/D deployment at the required load (routers.ts, pd-splits.ts). */
+export function clusterFigures(point: LoadPoint, summary: StageSummary): RouterFigures {
+  return {
+    attainment: point.attainment,
+    ttftMs: summary.metrics.ttftMs?.median ?? null,
+    p99TtftMs: point.p99TtftMs,
+    p99ItlMs: point.p99ItlMs,
+    cacheHitRate: summary.prefixCacheHitRate ?? null,
+  };
+}
+
 /** One cluster of `replicas` of the shape behind `router` at the job's rate. */
 async function trial(job: PlanJobSettings, shape: CandidateShape, workload: Workload, replicas: number, router: RouterPolicy): Promise<RouterTrial> {
   const { point, summary } = await predictAtRate(job, shape, workload, job.rate, { cluster: { replicas, router }, modelTimeScale: sizingTimeScale(job, shape) });
@@ -31,11 +43,7 @@ async function trial(job: PlanJobSettings, shape: CandidateShape, workload: Work
   return {
     replicas,
     meetsSlo: point.meetsSlo,
-    attainment: point.attainment,
-    ttftMs: summary.metrics.ttftMs?.median ?? null,
-    p99TtftMs: point.p99TtftMs,
-    p99ItlMs: point.p99ItlMs,
-    cacheHitRate: summary.prefixCacheHitRate ?? null,
+    ...clusterFigures(point, summary),
     busiestShare: total > 0 ? Math.max(...sent) / total : replicas === 1 ? 1 : null,
     ...(point.missed !== undefined ? { missed: point.missed } : {}),
   };
