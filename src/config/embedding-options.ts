@@ -1,5 +1,5 @@
 import { findEngineProfile } from '../sim/engine/profiles.js';
-import { EMBEDDING_WIRES } from '../sim/wire/embeddings.js';
+import { EMBEDDING_WIRES } from '../sim/wire/embedding-wires.js';
 import { parseNumber, type Problems } from './parse.js';
 import type { RunOptions } from './options.js';
 

@@ -10,10 +10,10 @@
 import type { SimRequestHandle, SimRequestListener } from '../types.js';
 import { countPrompt } from './filler.js';
 import { asObj, type Obj } from './request.js';
-import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type SimEngineKind, type WireContext } from './types.js';
+import { EMBEDDING_WIRES } from './embedding-wires.js';
+import { json, type FinishReason, type GenEncoder, type GenIdentity, type GenPlan, type HttpReply, type Route, type WireContext } from './types.js';
 
-/** Wires whose engines serve /v1/embeddings in the sim. */
-export const EMBEDDING_WIRES = ['vllm', 'sglang', 'llamacpp'] as const satisfies readonly SimEngineKind[];
+export { EMBEDDING_WIRES };
 type Shape = (typeof EMBEDDING_WIRES)[number];
 
 /** Hidden size when the catalog entry has none (the sim's default model, Qwen2-7B, has 3584). */
