@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { InferbenchError, type ErrorCode } from '../core/errors.js';
 import type { HttpRequestPlan } from '../dialects/types.js';
 import { ConnectionReuse, watchWrite, type WrittenOn } from './connection-reuse.js';
@@ -17,6 +18,13 @@ export interface HttpClient {
 }
 
 /**
+ * undici loads when the first https: client is made, not at start-up: plain http: never uses it, and loading it
+ * cost every `inferbench run` ~0.2 s of CPU before its first argument was read.
+ */
+let undici: typeof import('undici') | undefined;
+const loadUndici = (): typeof import('undici') => (undici ??= createRequire(import.meta.url)('undici') as typeof import('undici'));
+
+/**
  * The undici client (one Pool; dispatch() with the v2 handler API). Used for https: origins; plain http:
  * goes through h1-client.ts, which costs less than half the CPU per streamed token.
  */
@@ -31,8 +39,9 @@ export class UndiciClient implements HttpClient {
     connections: number,
     private readonly timeouts: Timeouts,
   ) {
+    const { Pool: UndiciPool } = loadUndici();
     const makePool = (): Pool =>
-      new Pool(origin, {
+      new UndiciPool(origin, {
         connections: Math.max(1, connections),
         pipelining: 1,
         allowH2: false,
