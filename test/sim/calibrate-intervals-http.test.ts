@@ -55,7 +55,11 @@ describe('predict --calibrate-from two runs against inferbench sim --time-scale 
     const predictThird = ['predict', ...third, '--max-seconds', '2', '--output-tokens', '32', '--interval-level', '95', '--json'];
     const cal = await runCli([...predictThird, '--calibrate-from', `${a},${b}`, '--save-calibration', saved]);
     expect(cal.code, cal.stderr).toBe(0);
-    expect(cal.stderr).toMatch(/calibration: fitted vllm Qwen2-7B-Instruct on A100-80GB to 6 rows of /);
+    // Six rows, or five when a constant row on a starved machine could not send at its rate: calibration leaves an
+    // overloaded row out (it is not on the latency curve) and says so.
+    const fitted = /calibration: fitted vllm Qwen2-7B-Instruct on A100-80GB to ([56]) rows of /.exec(cal.stderr);
+    expect(fitted, cal.stderr).not.toBeNull();
+    if (fitted?.[1] === '5') expect(cal.stderr).toMatch(/1 overloaded row left out \(not on the curve\)/);
     expect(cal.stderr).toMatch(/spread of the fitted figures/);
     const plain = await runCli([...predictThird, '--gpu', 'A100-80GB']);
     expect(plain.code, plain.stderr).toBe(0);
