@@ -163,7 +163,7 @@ export function applyCalibrationFlags(
 const pctOf = (x: number): string => `${(100 * x).toFixed(1)}%`;
 function spreadLine(s: CalibratedSpreads): string {
   const names: Record<string, string> = { ttft: 'TTFT', itl: 'ITL', e2e: 'e2e', requestThroughput: 'req/s', outputTokenThroughput: 'output tok/s' };
-  return Object.entries(s).filter(([k]) => k !== 'all').map(([k, v]) => `${names[k] ?? k} ${pctOf(v.sd)} ± ${pctOf(v.se)} (${v.n})`).join(', ') || 'none';
+  return Object.entries(s).filter(([k]) => k !== 'all').map(([k, v]) => `${names[k] ?? k} ${pctOf(v.sd)}${(v.noise ?? 0) > v.sd ? ` (row noise ${pctOf(v.noise as number)})` : ''} ± ${pctOf(v.se)} (${v.n})`).join(', ') || 'none';
 }
 
 /**
@@ -187,7 +187,7 @@ function mergedRuns(list: string, explicit: ExplicitEngineFlags): MeasuredRun {
     dir: runs.map((r) => r.dir).join(','),
     run: first.run,
     manifest: first.manifest,
-    rows: runs.flatMap((r, i) => r.rows.map((row) => ({ ...row, label: `${refs[i]}: ${row.label}` }))),
+    rows: runs.flatMap((r, i) => r.rows.map((row) => ({ ...row, label: `${refs[i]}: ${row.label}`, runIndex: i }))),
     notes: runs.flatMap((r) => r.notes),
   };
 }

@@ -71,6 +71,12 @@ describe('predict --calibrate-from two runs against inferbench sim --time-scale 
     const figures: Array<['ttftMs' | 'itlMs' | 'e2eMs' | 'outputTokenThroughput', number]> = [
       ['ttftMs', m.metrics.ttftMs.mean], ['itlMs', m.metrics.itlMs.mean], ['e2eMs', m.metrics.e2eMs.mean], ['outputTokenThroughput', m.outputTokenThroughput],
     ];
+    console.log(cal.stderr.split('\n').filter((l) => l.includes('spread of the fitted')).join('\n'));
+    console.log(figures.map(([f, v]) => {
+      const ci = calibrated.predictionIntervals?.[f] as Range;
+      const ui = uncalibrated.predictionIntervals?.[f] as Range;
+      return `${f}: measured ${v.toFixed(2)}, calibrated ${ci.low.toFixed(2)}–${ci.high.toFixed(2)}, published ${ui.low.toFixed(2)}–${ui.high.toFixed(2)}`;
+    }).join('\n'));
     for (const [f, v] of figures) {
       const ci = calibrated.predictionIntervals?.[f] as Range;
       const ui = uncalibrated.predictionIntervals?.[f] as Range;

@@ -16,7 +16,7 @@ const capacityFactor = z
     slo: z.string(), workload: z.string(), runDir: z.string().optional(), measuredAt: z.string(),
   })
   .strict();
-const spread = z.object({ bias: z.number().finite(), sd: z.number().nonnegative().finite(), se: z.number().nonnegative().finite(), n: z.number().int().positive() }).strict();
+const spread = z.object({ bias: z.number().finite(), sd: z.number().nonnegative().finite(), se: z.number().nonnegative().finite(), n: z.number().int().positive(), noise: z.number().nonnegative().finite().optional() }).strict();
 /** Written by `--calibrate-from RUN[,RUN…]` since prediction intervals; older files have none (then the published tables' residuals give the intervals). */
 const intervals = z.object({
   spreads: z.record(z.enum(['ttft', 'itl', 'e2e', 'requestThroughput', 'outputTokenThroughput', 'all']), spread),

@@ -131,13 +131,18 @@ function incompleteBeta(x: number, a: number, b: number): number {
 
 const MIN_OWN_FIGURES = 3;
 
-/** Factors of a calibrated prediction: e^(−bias ± t·√(sd²(1 + 1/n) + se²)). */
+/**
+ * Factors of a calibrated prediction: e^(−bias ± t·√(max(sd, noise)²(1 + 1/n) + se²)). The floor `noise` keeps a
+ * fit that matched its few rows closely from promising more than a new row's own sampling error and the runs'
+ * disagreement allow (a ±0.5% ITL interval, on a host whose load moves between runs).
+ */
 export function calibratedFactors(spreads: CalibratedSpreads, metric: FitMetricKey, level: number): IntervalFactors | undefined {
   // A figure the runs measured fewer than 3 times (Student's t of 1 degree of freedom is 12.7) takes the pooled spread.
   const own = spreads[metric];
   const s = own && own.n >= MIN_OWN_FIGURES ? own : spreads.all;
   if (!s || s.n < 2) return undefined;
-  const half = studentT(level, s.n - 1) * Math.sqrt(s.sd ** 2 * (1 + 1 / s.n) + s.se ** 2);
+  const spread = Math.max(s.sd, s.noise ?? 0);
+  const half = studentT(level, s.n - 1) * Math.sqrt(spread ** 2 * (1 + 1 / s.n) + s.se ** 2);
   return { low: Math.exp(-s.bias - half), high: Math.exp(-s.bias + half), n: s.n, source: s === own ? `calibration ${metric}` : 'calibration (all figures)' };
 }
 

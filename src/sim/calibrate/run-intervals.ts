@@ -2,11 +2,13 @@
  * How sure a calibration from measured runs is: per figure (TTFT, ITL, e2e, req/s, output tok/s) the spread of the
  * fitted prediction's log-errors on the runs, and the standard error that the fitted constants themselves carry,
  * propagated through a numerical Jacobian (Cov(θ) = s²(JᵀJ)⁻¹ in log space). predict-intervals.ts turns them into
- * intervals: e^(−bias ± t·√(sd²(1 + 1/n) + se²)).
+ * intervals: e^(−bias ± t·√(max(sd, noise)²(1 + 1/n) + se²)), `noise` being what a new row cannot be predicted better
+ * than: its own sampling error and the runs' disagreement (rowNoise, runSpread).
  */
 import type { SimEngineOptions } from '../create.js';
 import { runParams } from './run-fit.js';
-import type { MeasuredRun } from './run-rows.js';
+import type { StageSummary } from '../../metrics/summary.js';
+import type { MeasuredRow, MeasuredRun } from './run-rows.js';
 import { FIT_METRICS, type FitMetricKey, predictRows, scorePoints, type ScoredPoint } from './run-score.js';
 import type { CalibratedSpread, CalibratedSpreads, Calibration } from './types.js';
 
@@ -16,6 +18,33 @@ const JACOBIAN_STEP = 0.05;
 const informative = (pts: readonly ScoredPoint[]): ScoredPoint[] => pts.filter((p) => !p.setByLoad && Number.isFinite(p.predicted) && p.predicted > 0);
 const residual = (p: ScoredPoint): number => Math.log(p.predicted / p.measured);
 const key = (p: ScoredPoint, i: number): string => `${i}\u0000${p.row}\u0000${p.metric}`;
+
+/** A median's standard error over a mean's, for a normal spread (√(π/2)). */
+const MEDIAN_SE = 1.2533;
+
+/**
+ * One measured row's sampling error of a figure, relative (≈ its log-error): a median's or mean's per-request
+ * spread over √requests. A rate the fit sees comes from a closed loop (an open loop's is set by its load), where
+ * throughput = streams ÷ mean latency (Little's law): it takes the mean e2e's error.
+ */
+export function rowNoise(s: StageSummary, metric: FitMetricKey): number | undefined {
+  const mean = metric === 'requestThroughput' || metric === 'outputTokenThroughput';
+  const stats = metric === 'ttft' ? s.metrics.ttftMs : metric === 'itl' ? s.metrics.itlMs : s.metrics.e2eMs;
+  if (stats === undefined) return undefined;
+  const centre = mean || metric === 'itl' ? stats.mean : stats.median;
+  if (!(stats.count > 1) || !(centre > 0) || !Number.isFinite(stats.stddev)) return undefined;
+  return ((mean || metric === 'itl' ? 1 : MEDIAN_SE) * stats.stddev) / centre / Math.sqrt(stats.count);
+}
+
+/** Standard deviation of the runs' mean log-errors (0 with one run): how far apart separate runs of one server sit. */
+function runSpread(residuals: ReadonlyArray<{ r: number; run: number }>): number {
+  const byRun = new Map<number, number[]>();
+  for (const { r, run } of residuals) byRun.set(run, [...(byRun.get(run) ?? []), r]);
+  if (byRun.size < 2) return 0;
+  const means = [...byRun.values()].map((xs) => xs.reduce((a, b) => a + b, 0) / xs.length);
+  const m = means.reduce((a, b) => a + b, 0) / means.length;
+  return Math.sqrt(means.reduce((a, x) => a + (x - m) ** 2, 0) / (means.length - 1));
+}
 
 /** Solves (A + εI)x = b for a small symmetric matrix (Gauss-Jordan); ε keeps constants the figures do not inform harmless. */
 function invert(a: number[][]): number[][] {
@@ -69,13 +98,23 @@ export function calibrationSpreads(run: MeasuredRun, engine: SimEngineOptions, c
   const predVar = J.map((row) => row.reduce((s, ja, a) => s + ja * row.reduce((t, jb, b) => t + (cov[a]?.[b] as number) * jb, 0), 0));
   // The fitted constants took P degrees of freedom out of N figures: the spread is scaled back up by √(N/(N−P)).
   const dof = N > P ? Math.sqrt(N / (N - P)) : 2;
+  const rowOf = new Map<string, MeasuredRow>(run.rows.map((r) => [r.label, r]));
   const spread = (idx: number[]): CalibratedSpread | undefined => {
     if (idx.length < 2) return undefined;
     const xs = idx.map((i) => rs[i] as number);
     const bias = xs.reduce((a, b) => a + b, 0) / xs.length;
     const sd = Math.sqrt(xs.reduce((a, x) => a + (x - bias) ** 2, 0) / (xs.length - 1)) * dof;
     const se = Math.sqrt(idx.reduce((a, i) => a + Math.max(0, predVar[i] as number), 0) / idx.length);
-    return { bias, sd, se, n: xs.length };
+    // The typical row's own sampling error (root mean square over the figures), and the runs' disagreement.
+    const own = idx.map((i) => {
+      const p = base[i] as ScoredPoint;
+      const row = rowOf.get(p.row);
+      return row ? rowNoise(row.measured, p.metric) : undefined;
+    }).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    const sampling = own.length ? own.reduce((a, x) => a + x * x, 0) / own.length : 0;
+    const between = runSpread(idx.map((i) => ({ r: rs[i] as number, run: rowOf.get((base[i] as ScoredPoint).row)?.runIndex ?? 0 })));
+    const noise = Math.sqrt(sampling + between ** 2);
+    return { bias, sd, se, n: xs.length, ...(noise > 0 ? { noise } : {}) };
   };
   const out: CalibratedSpreads = {};
   for (const m of FIT_METRICS) {

@@ -50,6 +50,8 @@ export interface MeasuredRow {
   /** Seeds the row's arrivals as the run seeded them, so a Poisson row is re-predicted on the same arrival times. */
   seed: number;
   measured: StageSummary;
+  /** Which of several --calibrate-from runs it came from (0 for a single run). */
+  runIndex?: number;
 }
 
 export interface MeasuredRun {

@@ -91,6 +91,12 @@ export interface CalibratedSpread {
   se: number;
   /** Figures it rests on. */
   n: number;
+  /**
+   * What one new row cannot be predicted better than, as a log-error: the rows' own sampling error of the figure
+   * (per-request spread over √requests) and, from two or more runs, how far the runs' mean errors differ (a host's
+   * load between runs). The interval takes this in place of `sd` where it is larger. Absent in older files: 0.
+   */
+  noise?: number;
 }
 
 /** Per run metric (run-score.ts keys: ttft, itl, e2e, requestThroughput, outputTokenThroughput) and pooled (`all`). */
