@@ -68,18 +68,13 @@ describe('predict --calibrate-from two runs against inferbench sim --time-scale 
     const m = measured[0] as Stage;
     expect(calibrated.predictionIntervals?.basis).toBe('calibration');
     expect(uncalibrated.predictionIntervals?.basis).toBe('published');
-    const figures: Array<['ttftMs' | 'itlMs' | 'e2eMs' | 'outputTokenThroughput', number]> = [
+    const figures = ([
       ['ttftMs', m.metrics.ttftMs.mean], ['itlMs', m.metrics.itlMs.mean], ['e2eMs', m.metrics.e2eMs.mean], ['outputTokenThroughput', m.outputTokenThroughput],
-    ];
+    ] as const).map(([f, v]) => ({ f, v, ci: calibrated.predictionIntervals?.[f] as Range, ui: uncalibrated.predictionIntervals?.[f] as Range }));
+    // Printed first, so a failing check below shows every figure beside its intervals.
     console.log(cal.stderr.split('\n').filter((l) => l.includes('spread of the fitted')).join('\n'));
-    console.log(figures.map(([f, v]) => {
-      const ci = calibrated.predictionIntervals?.[f] as Range;
-      const ui = uncalibrated.predictionIntervals?.[f] as Range;
-      return `${f}: measured ${v.toFixed(2)}, calibrated ${ci.low.toFixed(2)}–${ci.high.toFixed(2)}, published ${ui.low.toFixed(2)}–${ui.high.toFixed(2)}`;
-    }).join('\n'));
-    for (const [f, v] of figures) {
-      const ci = calibrated.predictionIntervals?.[f] as Range;
-      const ui = uncalibrated.predictionIntervals?.[f] as Range;
+    console.log(figures.map(({ f, v, ci, ui }) => `${f}: measured ${v.toFixed(2)}, calibrated ${ci.low.toFixed(2)}–${ci.high.toFixed(2)}, published ${ui.low.toFixed(2)}–${ui.high.toFixed(2)}`).join('\n'));
+    for (const { f, v, ci, ui } of figures) {
       expect(v, `${f} measured ${v} in ${ci.low}–${ci.high}`).toBeGreaterThanOrEqual(ci.low);
       expect(v, `${f} measured ${v} in ${ci.low}–${ci.high}`).toBeLessThanOrEqual(ci.high);
       expect(ci.high / ci.low, `${f}: calibrated ${ci.low}–${ci.high}, published ${ui.low}–${ui.high}`).toBeLessThan(ui.high / ui.low);

@@ -28,21 +28,24 @@ const MEDIAN_SE = 1.2533;
  * throughput = streams ÷ mean latency (Little's law): it takes the mean e2e's error.
  */
 export function rowNoise(s: StageSummary, metric: FitMetricKey): number | undefined {
-  const mean = metric === 'requestThroughput' || metric === 'outputTokenThroughput';
   const stats = metric === 'ttft' ? s.metrics.ttftMs : metric === 'itl' ? s.metrics.itlMs : s.metrics.e2eMs;
   if (stats === undefined) return undefined;
-  const centre = mean || metric === 'itl' ? stats.mean : stats.median;
+  // ITL and the rates rest on a mean; TTFT and e2e are medians.
+  const ofMean = metric !== 'ttft' && metric !== 'e2e';
+  const centre = ofMean ? stats.mean : stats.median;
   if (!(stats.count > 1) || !(centre > 0) || !Number.isFinite(stats.stddev)) return undefined;
-  return ((mean || metric === 'itl' ? 1 : MEDIAN_SE) * stats.stddev) / centre / Math.sqrt(stats.count);
+  return ((ofMean ? 1 : MEDIAN_SE) * stats.stddev) / centre / Math.sqrt(stats.count);
 }
+
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Standard deviation of the runs' mean log-errors (0 with one run): how far apart separate runs of one server sit. */
 function runSpread(residuals: ReadonlyArray<{ r: number; run: number }>): number {
   const byRun = new Map<number, number[]>();
   for (const { r, run } of residuals) byRun.set(run, [...(byRun.get(run) ?? []), r]);
   if (byRun.size < 2) return 0;
-  const means = [...byRun.values()].map((xs) => xs.reduce((a, b) => a + b, 0) / xs.length);
-  const m = means.reduce((a, b) => a + b, 0) / means.length;
+  const means = [...byRun.values()].map(mean);
+  const m = mean(means);
   return Math.sqrt(means.reduce((a, x) => a + (x - m) ** 2, 0) / (means.length - 1));
 }
 
@@ -98,22 +101,23 @@ export function calibrationSpreads(run: MeasuredRun, engine: SimEngineOptions, c
   const predVar = J.map((row) => row.reduce((s, ja, a) => s + ja * row.reduce((t, jb, b) => t + (cov[a]?.[b] as number) * jb, 0), 0));
   // The fitted constants took P degrees of freedom out of N figures: the spread is scaled back up by √(N/(N−P)).
   const dof = N > P ? Math.sqrt(N / (N - P)) : 2;
+  // Per figure: its row's own sampling error and which run the row came from.
   const rowOf = new Map<string, MeasuredRow>(run.rows.map((r) => [r.label, r]));
+  const rowsOf = base.map((p) => rowOf.get(p.row));
+  const sampling = base.map((p, i) => {
+    const row = rowsOf[i];
+    return row ? rowNoise(row.measured, p.metric) : undefined;
+  });
   const spread = (idx: number[]): CalibratedSpread | undefined => {
     if (idx.length < 2) return undefined;
     const xs = idx.map((i) => rs[i] as number);
-    const bias = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const bias = mean(xs);
     const sd = Math.sqrt(xs.reduce((a, x) => a + (x - bias) ** 2, 0) / (xs.length - 1)) * dof;
     const se = Math.sqrt(idx.reduce((a, i) => a + Math.max(0, predVar[i] as number), 0) / idx.length);
     // The typical row's own sampling error (root mean square over the figures), and the runs' disagreement.
-    const own = idx.map((i) => {
-      const p = base[i] as ScoredPoint;
-      const row = rowOf.get(p.row);
-      return row ? rowNoise(row.measured, p.metric) : undefined;
-    }).filter((x): x is number => x !== undefined && Number.isFinite(x));
-    const sampling = own.length ? own.reduce((a, x) => a + x * x, 0) / own.length : 0;
-    const between = runSpread(idx.map((i) => ({ r: rs[i] as number, run: rowOf.get((base[i] as ScoredPoint).row)?.runIndex ?? 0 })));
-    const noise = Math.sqrt(sampling + between ** 2);
+    const own = idx.map((i) => sampling[i]).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    const between = runSpread(idx.map((i) => ({ r: rs[i] as number, run: rowsOf[i]?.runIndex ?? 0 })));
+    const noise = Math.sqrt((own.length ? mean(own.map((x) => x * x)) : 0) + between ** 2);
     return { bias, sd, se, n: xs.length, ...(noise > 0 ? { noise } : {}) };
   };
   const out: CalibratedSpreads = {};
