@@ -17,6 +17,21 @@ export interface RunResult {
   serverPeaks: Map<number, { peakRunning?: number; peakWaiting?: number }>;
 }
 
+/** Per row of a run folder's summary.json: its streams (closed loops) and the server's peak gauges (`stages[].server`). */
+export interface RowGauges {
+  index: number;
+  concurrency?: number;
+  peakRunning?: number;
+  peakWaiting?: number;
+}
+
+export function readRowGauges(runDir: string): RowGauges[] {
+  const raw = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as {
+    stages?: Array<{ index: number; concurrency?: number; server?: { peakRunning?: number; peakWaiting?: number } }>;
+  };
+  return (raw.stages ?? []).map((s) => ({ index: s.index, concurrency: s.concurrency, peakRunning: s.server?.peakRunning, peakWaiting: s.server?.peakWaiting }));
+}
+
 /**
  * `allowFailedRun`: a run whose requests all failed exits non-zero by design; read its folder anyway.
  * Each call should pass its own --seed: the same seed repeats the same prompts, which a server's prompt
@@ -28,11 +43,8 @@ export async function runInferbench(target: string, args: string[], timeoutMs: n
   if (res.code !== 0 && !(opts.allowFailedRun === true && existsSync(join(outDir, 'summary.json')))) {
     throw new Error(`inferbench run exited ${res.code ?? 'killed'}: ${args.join(' ')}\n${res.stderr.slice(-3000)}`);
   }
-  const raw = JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8')) as {
-    stages?: Array<{ index: number; server?: { peakRunning?: number; peakWaiting?: number } }>;
-  };
-  const summary = summarySchema.parse(raw);
-  const serverPeaks = new Map((raw.stages ?? []).map((s) => [s.index, s.server ?? {}]));
+  const summary = summarySchema.parse(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8')));
+  const serverPeaks = new Map(readRowGauges(outDir).map((g) => [g.index, g]));
   const records = readFileSync(join(outDir, 'requests.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_SHAPE, makeTinyGguf } from '../../scripts/llamacpp/make-tiny-gguf.js';
 import type { MatrixDoc } from '../../src/matrix/types.js';
 import { runCli } from '../helpers/cli.js';
+import { readRowGauges } from './inferbench-run.js';
 
 const build = inject('llamaServerBuild');
 const skipReason = 'skipReason' in build ? build.skipReason : undefined;
@@ -61,10 +62,7 @@ describe.skipIf(skipReason !== undefined)('inferbench matrix over llama-server -
     expect(doc.cells.every((c) => c.headline?.capacity?.unit === 'streams')).toBe(true);
     const gauges = doc.cells.map((c) => {
       const slots = Number(c.params['parallel']);
-      const summary = JSON.parse(readFileSync(join(dir, 'm', c.runDir as string, 'summary.json'), 'utf8')) as {
-        stages: Array<{ concurrency?: number; server?: { peakRunning?: number; peakWaiting?: number } }>;
-      };
-      const rows = summary.stages.map((s) => ({ streams: s.concurrency as number, running: s.server?.peakRunning, waiting: s.server?.peakWaiting }));
+      const rows = readRowGauges(join(dir, 'm', c.runDir as string)).map((g) => ({ streams: g.concurrency as number, running: g.peakRunning, waiting: g.peakWaiting }));
       return { slots, rows };
     });
     console.log(['[llama.cpp] matrix server gauges (streams: peak running / waiting)', ...gauges.map((g) => `  ${g.slots} slots: ${g.rows.map((r) => `${r.streams}: ${r.running}/${r.waiting}`).join(', ')}`)].join('\n'));
