@@ -161,6 +161,45 @@ describe('inferbench predict --check FILE', () => {
     expect(doc.rows.every((r) => r.predicted > 0)).toBe(true);
   });
 
+  it('--calibration FILE predicts the published figures under those constants (--check and --seed-file); --calibrate-from is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ib-check-'));
+    const file = join(dir, 'rows.json');
+    writeFileSync(file, JSON.stringify(pick(ids('T23', 2))));
+    // The RTX 4090 at half its shipped memory efficiency: every memory-bound figure of T23 moves.
+    const slow = join(dir, 'slow.json');
+    const hw = DEFAULT_CALIBRATION.hardware['RTX-4090'];
+    if (!hw) throw new Error('no RTX-4090 constants');
+    writeFileSync(slow, JSON.stringify({ hardware: { 'RTX-4090': { ...hw, etaM: hw.etaM / 2 } } }));
+    type Doc = { calibration?: string; rows: { metric: string; row: string; predicted: number }[] };
+    const shipped = JSON.parse((await runCli(['predict', '--check', file, '--json'])).stdout) as Doc;
+    const res = await runCli(['predict', '--check', file, '--json', '--calibration', slow]);
+    expect(res.code).toBe(0);
+    const moved = JSON.parse(res.stdout) as Doc;
+    expect(moved.calibration).toBe(slow);
+    expect(shipped.calibration).toBeUndefined();
+    const tok = (d: Doc): number[] => d.rows.filter((r) => r.metric.startsWith('output tok/s')).map((r) => r.predicted);
+    expect(tok(moved).length).toBeGreaterThan(0);
+    tok(moved).forEach((v, i) => expect(v).toBeLessThan((tok(shipped)[i] as number) * 0.8));
+    const text = await runCli(['predict', '--check', file, '--calibration', slow]);
+    expect(text.stdout).toMatch(new RegExp(`constants: ${slow.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(--calibration\\)`));
+    // A seed file too: seed 004's per-token latencies (A100-40GB) under a slower A100-40GB.
+    const a100 = DEFAULT_CALIBRATION.hardware['A100-40GB'];
+    if (!a100) throw new Error('no A100-40GB constants');
+    const slowA100 = join(dir, 'slow-a100.json');
+    writeFileSync(slowA100, JSON.stringify({ hardware: { 'A100-40GB': { ...a100, etaM: a100.etaM / 2 } } }));
+    const seed = 'data/seeds/004_44f3a8b9f2336bbb.txt';
+    const seedShipped = JSON.parse((await runCli(['predict', '--seed-file', seed, '--json'])).stdout) as Doc;
+    const seedMoved = JSON.parse((await runCli(['predict', '--seed-file', seed, '--json', '--calibration', slowA100])).stdout) as Doc;
+    expect(seedMoved.calibration).toBe(slowA100);
+    const itl = (d: Doc): number[] => d.rows.filter((r) => r.metric === 'latency/output token').map((r) => r.predicted);
+    expect(itl(seedMoved).length).toBeGreaterThan(0);
+    itl(seedMoved).forEach((v, i) => expect(v).toBeGreaterThan((itl(seedShipped)[i] as number) * 1.3));
+    const refused = await runCli(['predict', '--seed-file', seed, '--calibrate-from', 'x']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/--calibrate-from fits one deployment/);
+  });
+
   it('a file that is not a table file is one line, exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ib-check-'));
     const file = join(dir, 'bad.json');

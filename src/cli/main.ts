@@ -53,14 +53,13 @@ export function buildProgram(): Command {
         const { loadCatalogFile } = await import('../sim/catalog/load-file.js');
         for (const file of flags['catalog'] as string[]) loadCatalogFile(file);
       }
-      if (typeof flags['check'] === 'string') {
-        const { tableCheckCommand } = await import('./seed-compare-command.js');
-        process.exitCode = tableCheckCommand(flags['check'], flags['json'] === true, io.stdout);
-        return;
-      }
-      if (typeof flags['seedFile'] === 'string') {
-        const { seedCompareCommand } = await import('./seed-compare-command.js');
-        process.exitCode = seedCompareCommand(flags['seedFile'], flags['json'] === true, io.stdout);
+      if (typeof flags['check'] === 'string' || typeof flags['seedFile'] === 'string') {
+        const { checkCalibration, seedCompareCommand, tableCheckCommand } = await import('./seed-compare-command.js');
+        // --calibration FILE: the published figures beside predictions under those constants (default: the shipped ones).
+        const calibration = checkCalibration(flags);
+        process.exitCode = typeof flags['check'] === 'string'
+          ? tableCheckCommand(flags['check'], flags['json'] === true, io.stdout, calibration)
+          : seedCompareCommand(flags['seedFile'] as string, flags['json'] === true, io.stdout, calibration);
         return;
       }
       const { resolveRunOptions } = await import('../config/run-options.js');

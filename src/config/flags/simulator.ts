@@ -34,7 +34,7 @@ export const SIM_FLAG_TABLE: readonly FlagSpec[] = [
   flag({ name: 'out', arg: 'dir', section: 'outputs', group: 'outputs', commands: PREDICT, help: 'also write a run folder with the predicted records' }),
   flag({ name: 'calibrate-from', arg: 'run', group: 'calibration', commands: PREDICT,
     help: 'fit the simulator to measured runs (folders or ids, comma-separated), print the error before and after; narrows the intervals' }),
-  flag({ name: 'calibration', arg: 'file', group: 'calibration', commands: PREDICT, help: 'use constants saved by --save-calibration' }),
+  flag({ name: 'calibration', arg: 'file', group: 'calibration', commands: PREDICT, help: 'use constants saved by --save-calibration (also for --check and --seed-file)' }),
   flag({ name: 'interval-level', arg: 'pct', group: 'calibration', commands: ['predict', 'plan'], shown: '80',
     help: 'prediction intervals on every predicted figure and capacity at this level, percent, from held-out residuals (0: none)' }),
   flag({ name: 'save-calibration', arg: 'file', group: 'calibration', commands: PREDICT, help: 'write the constants --calibrate-from fitted (JSON)' }),

@@ -4,7 +4,8 @@
  *   npx tsx src/sim/calibrate/fit.ts [--seeds DIR] [--corpus FILE | --no-corpus] [--tables T01,seed 003]
  *     [--passes N] [--iters N] [--seed-weight W] [--prior-weight W] [--write] [--loto] [--refit] [--loto-tables T06,T23]
  *     [--jobs N] [--from FILE] [--no-in-sample] [--json FILE] [--write-intervals] [--only KEY,KEY…]
- * --only KEY,…: refit only these constants (e.g. L20-48GB.linkSmallGBs,L20-48GB.etaC), every other one stays where
+ * --only KEY,…: refit only these constants (e.g. L20-48GB.linkAlphaUs,L20-48GB.etaC; a prefix such as hostScale or
+ * L20-48GB takes every constant under it), every other one stays where
  * the start put them (--write keeps the start's `fitted` list and adds the keys' entries).
  * Without --loto: refit every constant on all tables (--write stores the result as DEFAULT_CALIBRATION).
  * --loto: leave one table out (each public table T01…T23 and each seed file) around the shipped DEFAULT_CALIBRATION
@@ -71,6 +72,11 @@ export interface FitOptions {
  */
 export const DEFAULT_PRIOR_WEIGHT = 0.03;
 
+/** --only's keys name a constant ("L20-48GB.etaC") or every constant under a prefix ("hostScale", "L20-48GB"). */
+export function onlyMatches(key: string, only: readonly string[]): boolean {
+  return only.some((k) => key === k || key.startsWith(`${k}.`));
+}
+
 /** Bounded coordinate descent in log space (golden-section per coordinate). */
 export function fitCalibration(
   scenarios: SeedScenario[], start: Calibration,
@@ -80,7 +86,7 @@ export function fitCalibration(
   const priors = withPriors(PRIORS);
   const priorWeight = opts.priorWeight ?? DEFAULT_PRIOR_WEIGHT;
   const ev = opts.evaluator ?? new Evaluator();
-  const params = buildCorpusParams(scenarios).filter((p) => !opts.only || opts.only.includes(p.key));
+  const params = buildCorpusParams(scenarios).filter((p) => !opts.only || onlyMatches(p.key, opts.only));
   const fitScen = scenarios.filter((s) => s.metrics.some((m) => m.role === 'fit'));
   const sizes = groupSizes(ev.points(fitScen, cal));
   for (let pass = 0; pass < (opts.passes ?? 2); pass++) {
@@ -255,9 +261,9 @@ async function main(): Promise<void> {
   // --only KEY,…: a partial refit (the constants a change added or re-scoped), the others held where they are.
   const onlyKeys = arg('--only')?.split(',');
   if (onlyKeys) {
-    const known = new Set(buildCorpusParams(scenarios).map((p) => p.key));
-    const unknown = onlyKeys.filter((k) => !known.has(k));
-    if (unknown.length) throw configError(`--only: no fitted constant ${unknown.join(', ')} in these tables`, `constants: ${[...known].join(', ')}`);
+    const known = buildCorpusParams(scenarios).map((p) => p.key);
+    const unknown = onlyKeys.filter((k) => !known.some((key) => onlyMatches(key, [k])));
+    if (unknown.length) throw configError(`--only: no fitted constant ${unknown.join(', ')} in these tables`, `constants: ${known.join(', ')}`);
   }
   if (refit) {
     cal = fitCalibration(scenarios, start, {
@@ -266,7 +272,7 @@ async function main(): Promise<void> {
     const day = new Date().toISOString().slice(0, 10);
     if (onlyKeys) {
       cal.note = `${start.note}; ${onlyKeys.join(', ')} refitted with the others held (fit.ts --only, ${day})`;
-      cal.fitted = [...new Set([...start.fitted, ...fittedKeys(buildCorpusParams(scenarios).filter((p) => onlyKeys.includes(p.key)))])];
+      cal.fitted = [...new Set([...start.fitted, ...fittedKeys(buildCorpusParams(scenarios).filter((p) => onlyMatches(p.key, onlyKeys)))])];
     } else {
       cal.note = `fitted on data/seeds + data/public-tables (${day}), weighted Σlog² objective with log-normal priors (--prior-weight ${priorWeight})`;
       cal.fitted = fittedKeys(buildCorpusParams(scenarios));
