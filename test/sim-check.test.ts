@@ -6,7 +6,7 @@ import { DEFAULT_CALIBRATION } from '../src/sim/calibrate/constants.js';
 import { corpusScenarios, loadCorpus } from '../src/sim/calibrate/corpus.js';
 import type { CorpusRow } from '../src/sim/calibrate/corpus-names.js';
 import { Evaluator } from '../src/sim/calibrate/evaluator.js';
-import { fitCalibration } from '../src/sim/calibrate/fit.js';
+import { fitCalibration, onlyMatches } from '../src/sim/calibrate/fit.js';
 import { buildParams, describeScenario, MIN_ROWS } from '../src/sim/calibrate/params.js';
 import { PRIORS } from '../src/sim/calibrate/priors.js';
 import { recordReplay, replaySummary } from '../src/sim/calibrate/replay.js';
@@ -138,6 +138,11 @@ describe('public tables as simulator scenarios', () => {
     const after = ev.points(scenarios, cal);
     const loss = (pts: typeof before): number => pts.reduce((a, p) => a + Math.log(p.predicted / p.published) ** 2, 0);
     expect(loss(after)).toBeLessThan(loss(before));
+    // --only takes whole keys and prefixes: every constant of one GPU, but not another GPU whose name begins alike.
+    expect(onlyMatches('RTX-4090.etaM', ['RTX-4090'])).toBe(true);
+    expect(onlyMatches('RTX-4090.etaM', ['RTX-4090.etaM'])).toBe(true);
+    expect(onlyMatches('RTX-4090.etaC', ['RTX-4090.etaM'])).toBe(false);
+    expect(onlyMatches('A100-80GB.etaM', ['A100'])).toBe(false);
   });
 });
 
