@@ -138,7 +138,9 @@ describe('public tables as simulator scenarios', () => {
     const after = ev.points(scenarios, cal);
     const loss = (pts: typeof before): number => pts.reduce((a, p) => a + Math.log(p.predicted / p.published) ** 2, 0);
     expect(loss(after)).toBeLessThan(loss(before));
-    // --only takes whole keys and prefixes: every constant of one GPU, but not another GPU whose name begins alike.
+  });
+
+  it('fit.ts --only takes whole keys and prefixes: every constant of one GPU, not another GPU whose name begins alike', () => {
     expect(onlyMatches('RTX-4090.etaM', ['RTX-4090'])).toBe(true);
     expect(onlyMatches('RTX-4090.etaM', ['RTX-4090.etaM'])).toBe(true);
     expect(onlyMatches('RTX-4090.etaC', ['RTX-4090.etaM'])).toBe(false);
