@@ -232,6 +232,7 @@ export function runVirtualStage(
       for (const h of [...live.values()]) h.cancel();
     },
     accumulate: false,
+    nextInline: true,
     onRecord: (record) => void records.push(record),
   }, (err, result) => (outcome = { err, ...(result ? { result } : {}) }));
   clock.runWhile(() => outcome === undefined);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StageSpec } from '../../src/load/types.js';
 import { DEFAULT_BURST_REQUESTS, windowRulesFor } from '../../src/load/profiles.js';
 import { createVirtualStageRunner } from '../../src/sim/index.js';
+import type { Workload } from '../../src/workload/types.js';
 import { fixedWorkload } from './helpers.js';
 
 const engine = { engine: 'vllm-v0', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1 };
@@ -108,5 +109,38 @@ describe('virtual stage runner', () => {
     expect(n).toBe(50 + 300 * 10);
     // measured ~0.2 s on a 2-core machine; generous bound for loaded CI
     expect(ms).toBeLessThan(3000);
+  });
+});
+
+describe('virtual stage runner: a closed loop in process', () => {
+  it.each(['lmdeploy', 'vllm-v0'])("%s: a stream's next request is sent inside the step that ended its last one, and joins the engine's next step", async (name) => {
+    // Two streams, 16 and 48 output tokens: every time the short stream's request ends, the long one is decoding.
+    // In process there is no HTTP front (no ingest or egress time), so the next request must be queued before the
+    // engine forms its next batch: no step of the running request comes between its send and its first token
+    // (mixed batches: they come out together; vLLM V0 runs the prefill alone, first).
+    const workload: Workload = {
+      description: 'alternating 256/16 and 256/48',
+      item: (i) => ({ prompt: '', promptTokens: 256, promptTokenSource: 'client-tokenizer', outputTokens: i % 2 === 0 ? 16 : 48 }),
+    };
+    const r = createVirtualStageRunner({ ...engine, engine: name, inProcess: true }, { seed: 5 });
+    const res = await r.runStage({ kind: 'closed', concurrency: 2, label: 'c2', limits: { maxRequests: 12 }, workload }, 0, 0);
+    expect(res.records).toHaveLength(12);
+    const tokenTimes = (x: (typeof res.records)[number]): number[] => {
+      const times = [x.firstTokenAtMs as number];
+      for (const gap of x.chunkGapsMs ?? []) times.push((times.at(-1) as number) + gap);
+      return times;
+    };
+    let checked = 0;
+    for (const b of res.records) {
+      if (b.sentAtMs === res.startedAtMs) continue;
+      // A request running across b's send: its first token time after the send ends the step b had to join.
+      const running = res.records.find((c) => c !== b && (c.firstTokenAtMs as number) < b.sentAtMs && c.endAtMs > b.sentAtMs);
+      if (!running) continue;
+      const nextStepEnd = tokenTimes(running).find((t) => t > b.sentAtMs) as number;
+      expect(b.firstTokenAtMs as number).toBeLessThanOrEqual(nextStepEnd + 1e-9);
+      if (name === 'lmdeploy') expect(b.firstTokenAtMs).toBeCloseTo(nextStepEnd, 9);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(4);
   });
 });
