@@ -47,9 +47,9 @@ export const MIN_NOVEL_POINTS = 15;
  * figure alike (the pooled quantiles), 1 every table alike. Chosen by the nested leave-one-table-out coverage and
  * width (docs/accuracy.md).
  */
-export const TABLE_WEIGHT_POWER = 0.25;
+export const TABLE_WEIGHT_POWER = 0.2;
 /** The same for the leave-one-table-out scores a family's widening is read from (0: every held-out figure alike). */
-export const SCORE_WEIGHT_POWER = 0.25;
+export const SCORE_WEIGHT_POWER = 0.3;
 /** The level the base interval of a cell is read at; the calibrated scores scale it to any level. */
 export const BASE_LEVEL = 0.8;
 
