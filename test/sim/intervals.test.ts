@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_DATA } from '../../src/sim/calibrate/interval-data.js';
-import { calibratedModel, coverage } from '../../src/sim/calibrate/interval-calibration.js';
+import { calibratedModel, coverage, methodGrid } from '../../src/sim/calibrate/interval-calibration.js';
 import {
   buildResidualModel, DIMENSIONS, FAMILIES, intervalFactors, type LoadRegime, novelDimensions, quantile, type ResidualPoint, weightedQuantile,
 } from '../../src/sim/calibrate/intervals.js';
@@ -117,6 +117,23 @@ describe('calibrated intervals (tables weighed alike, widened by leave-one-table
     expect(mean(calibrated)).toBeGreaterThan(77);
     expect(mean(calibrated)).toBeLessThan(84);
     expect(mean(calibrated) - mean(pooled)).toBeGreaterThan(3);
+  }, 120_000);
+
+  it('methodGrid scores every combination on every residual set and ranks by the worst family\'s distance from the level', () => {
+    const sets = [tablePoints(5, 8, 0.25, 0.08), tablePoints(6, 8, 0.25, 0.08)];
+    const grid = { weightPower: [0, 1], scorePower: [0.25], familyScores: ['novel' as const], baseLevel: [0.5, 0.8] };
+    const seen: number[] = [];
+    const ranked = methodGrid(sets, 0.8, grid, (v) => seen.push(v.worst));
+    expect(ranked).toHaveLength(4);
+    expect(seen).toHaveLength(4);
+    for (let i = 1; i < ranked.length; i++) expect(ranked[i]!.worst).toBeGreaterThanOrEqual(ranked[i - 1]!.worst);
+    for (const v of ranked) {
+      // Each set's coverage is the nested coverage of that method, and the distance its family's gap from 80%.
+      const direct = coverage(sets[1]!, 0.8, 'calibrated', v.options)[0]?.coverage as number;
+      expect(v.coverage[1]?.['itl']).toBe(direct);
+      expect(v.distance[1]).toBeCloseTo(Math.abs(direct - 80), 9);
+      expect(v.worst).toBe(Math.max(...v.distance));
+    }
   }, 120_000);
 
   it('a calibrated model scales its base interval by the level\'s quantile of the scores: wider at 95%, narrower at 50%', () => {

@@ -176,3 +176,37 @@ export interface IntervalData {
   /** The same check of the pooled quantiles without calibration (the method before), for comparison. */
   coverage80Pooled: CoverageRow[];
 }
+
+/** One calibration method tried by `methodGrid`, with its nested coverage on each residual set. */
+export interface GridVariant {
+  options: Required<CalibrationOptions>;
+  /** Per residual set, each family's nested coverage (families without a held-out figure are left out). */
+  coverage: Array<Record<string, number>>;
+  /** Per residual set, the largest |coverage − level| over its families, in points. */
+  distance: number[];
+  /** The largest of `distance`: how the variants are ranked (smallest first). */
+  worst: number;
+}
+
+/**
+ * The method-selection rule of docs/accuracy.md: every combination of the options is scored by its nested
+ * leave-one-table-out coverage at `level` on each residual set (e.g. the no-refit and the refitting runs), and ranked
+ * by the worst family's distance from the level over all sets. Slow by design (each variant is a full nested
+ * coverage: ~1.5 s per set on the 1,537 published figures).
+ */
+export function methodGrid(
+  sets: ReadonlyArray<readonly ResidualPoint[]>, level: number,
+  grid: { weightPower: readonly number[]; scorePower: readonly number[]; familyScores: readonly FamilyScores[]; baseLevel: readonly number[] },
+  onVariant?: (v: GridVariant) => void,
+): GridVariant[] {
+  const out: GridVariant[] = [];
+  for (const weightPower of grid.weightPower) for (const scorePower of grid.scorePower) for (const familyScores of grid.familyScores) for (const baseLevel of grid.baseLevel) {
+    const options = { weightPower, scorePower, familyScores, baseLevel };
+    const cov = sets.map((rp) => Object.fromEntries(coverage(rp, level, 'calibrated', options).filter((r) => r.coverage !== null).map((r) => [r.family, r.coverage as number])));
+    const distance = cov.map((c) => Math.max(0, ...Object.values(c).map((x) => Math.abs(x - level * 100))));
+    const v = { options, coverage: cov, distance, worst: Math.max(...distance) };
+    out.push(v);
+    onVariant?.(v);
+  }
+  return out.sort((a, b) => a.worst - b.worst);
+}

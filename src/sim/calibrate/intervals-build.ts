@@ -5,6 +5,9 @@
  *   npx tsx src/sim/calibrate/intervals-build.ts --loto-json FILE [--level 80] [--weight-power P] [--score-power P]
  *     [--family-scores novel|none|all] [--base-level 0.8] [--write]
  *                                                                          (from a saved `fit.ts --loto --json FILE`)
+ *   npx tsx src/sim/calibrate/intervals-build.ts --grid --loto-json FILE[,FILE…] [--weight-power 0,0.1,…] [--score-power …]
+ *     [--family-scores novel,none] [--base-level 0.7,0.8,0.9] [--top 20]
+ *                            (the method selection: every combination ranked by its worst family's distance from 80%)
  * Regenerate it whenever DEFAULT_CALIBRATION or the catalog changes: the residuals are those of the shipped constants.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -14,7 +17,7 @@ import { findHardware, findModel } from '../catalog/registry.js';
 import { findEngineProfile } from '../engine/profiles.js';
 import type { FitPoint } from './evaluator.js';
 import {
-  type CalibrationOptions, calibratedModel, coverage, coverageTable, type CoverageRow, FAMILY_SCORES, type FamilyScores, type IntervalData,
+  type CalibrationOptions, calibratedModel, coverage, coverageTable, type CoverageRow, FAMILY_SCORES, type FamilyScores, type GridVariant, type IntervalData, methodGrid,
 } from './interval-calibration.js';
 import {
   BASE_LEVEL, FAMILIES, type IntervalFamily, modelFamily, pointRegime, quantClass, type ResidualModel, type ResidualPoint, SCORE_WEIGHT_POWER, TABLE_WEIGHT_POWER,
@@ -98,15 +101,69 @@ export function printCoverage(pts: readonly FitPoint[], out: (s: string) => void
   return rows;
 }
 
+function readLotoPoints(file: string): FitPoint[] {
+  const json = JSON.parse(readFileSync(file, 'utf8')) as { lotoPoints?: FitPoint[] };
+  if (!json.lotoPoints) throw configError(`${file} has no lotoPoints`, 'it must come from fit.ts --loto --json FILE');
+  return json.lotoPoints;
+}
+
+/** A flag's comma list of numbers in [0, 1] (the grid's axes). */
+function unitList(flag: string, value: string | undefined, dflt: readonly number[]): number[] {
+  if (value === undefined) return [...dflt];
+  const xs = value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
+  if (xs.some((v) => !(v >= 0 && v <= 1))) throw configError(`${flag} ${value} is not a list of numbers between 0 and 1`, `e.g. ${flag} 0.1,0.2,0.3`);
+  return xs;
+}
+
+/** The grid the shipped powers were chosen from (docs/accuracy.md, "How the method was chosen"). */
+export const DEFAULT_GRID = {
+  weightPower: [0, 0.1, 0.2, 0.3, 0.4, 0.5], scorePower: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+  familyScores: ['novel', 'none'] as FamilyScores[], baseLevel: [0.7, 0.8, 0.9],
+};
+
+function variantLine(v: GridVariant): string {
+  const o = v.options;
+  return `${v.worst.toFixed(1)}\t${v.distance.map((d) => d.toFixed(1)).join('/')}\tweight ${o.weightPower} score ${o.scorePower} ${o.familyScores} base ${o.baseLevel}\t${v.coverage.map((c) => Object.values(c).map((x) => x.toFixed(1)).join(' ')).join(' | ')}`;
+}
+
+function runGrid(files: string[], arg: (k: string) => string | undefined, level: number): void {
+  const sets = files.map((f) => checkedPoints(readLotoPoints(f)));
+  const per = arg('--family-scores')?.split(',') ?? DEFAULT_GRID.familyScores;
+  const bad = per.find((p) => !(FAMILY_SCORES as readonly string[]).includes(p));
+  if (bad !== undefined) throw configError(`--family-scores ${bad} is not one of ${FAMILY_SCORES.join(', ')}`, 'e.g. --family-scores novel,none');
+  const grid = {
+    weightPower: unitList('--weight-power', arg('--weight-power'), DEFAULT_GRID.weightPower),
+    scorePower: unitList('--score-power', arg('--score-power'), DEFAULT_GRID.scorePower),
+    familyScores: per as FamilyScores[],
+    baseLevel: unitList('--base-level', arg('--base-level'), DEFAULT_GRID.baseLevel),
+  };
+  const top = Number(arg('--top') ?? 20);
+  if (!(Number.isInteger(top) && top > 0)) throw configError(`--top ${arg('--top')} is not a positive whole number`, 'e.g. --top 20');
+  const total = grid.weightPower.length * grid.scorePower.length * grid.familyScores.length * grid.baseLevel.length;
+  console.error(`grid: ${total} variants × ${sets.length} residual set(s) (${files.join(', ')}), ~${Math.ceil((total * sets.length * 1.5) / 60)} min`);
+  let done = 0;
+  const ranked = methodGrid(sets, level, grid, () => {
+    done++;
+    if (done % 20 === 0) console.error(`grid: ${done}/${total}`);
+  });
+  console.log(`worst distance from ${Math.round(level * 100)}% (points)\tper set\tvariant\tcoverage per family (${FAMILIES.filter((f) => f !== 'e2e').join(' ')}; sets split by |)`);
+  for (const v of ranked.slice(0, top)) console.log(variantLine(v));
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const arg = (k: string): string | undefined => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : undefined; };
   const file = arg('--loto-json');
   if (!file) throw configError('--loto-json FILE is required', 'write one with `npx tsx src/sim/calibrate/fit.ts --loto --json FILE`');
-  const json = JSON.parse(readFileSync(file, 'utf8')) as { lotoPoints?: FitPoint[] };
-  if (!json.lotoPoints) throw configError(`${file} has no lotoPoints`, 'it must come from fit.ts --loto --json FILE');
   const levels = (arg('--level') ?? '80').split(',').map((x) => Number(x) / 100);
   if (levels.some((l) => !(l > 0 && l < 1))) throw configError(`--level ${arg('--level')} is not a list of percents`, 'e.g. --level 80 or --level 50,80,95');
+  if (args.includes('--grid')) {
+    if (args.includes('--write')) throw configError('--grid only ranks methods', 'set the chosen powers in intervals.ts, then --write without --grid');
+    if (levels.length !== 1) throw configError('--grid ranks at one level', 'e.g. --level 80');
+    runGrid(file.split(','), arg, levels[0] as number);
+    return;
+  }
+  const lotoPoints = readLotoPoints(file);
   // --weight-power P, --score-power P: how the coverage reads with figures weighing n^(−P) in the residuals' and the
   // scores' quantiles (the choice of TABLE_WEIGHT_POWER and SCORE_WEIGHT_POWER; printed only, never written).
   const power = (flag: string, dflt: number): number => {
@@ -122,8 +179,8 @@ async function main(): Promise<void> {
   };
   const tried = ['--weight-power', '--score-power', '--family-scores', '--base-level'].filter((f) => args.includes(f));
   if (tried.length && args.includes('--write')) throw configError(`${tried.join(', ')} only print how another method would cover`, 'drop them to --write the shipped method\'s data');
-  printCoverage(json.lotoPoints, (s) => console.log(s), levels, opts);
-  if (args.includes('--write')) console.error(`wrote ${writeIntervalData(intervalData(json.lotoPoints, `fit.ts --loto residuals (${file}, ${new Date().toISOString().slice(0, 10)})`))}`);
+  printCoverage(lotoPoints, (s) => console.log(s), levels, opts);
+  if (args.includes('--write')) console.error(`wrote ${writeIntervalData(intervalData(lotoPoints, `fit.ts --loto residuals (${file}, ${new Date().toISOString().slice(0, 10)})`))}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
