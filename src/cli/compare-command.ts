@@ -60,14 +60,17 @@ export async function compareCommand(refs: readonly string[], flags: CompareFlag
   const oneLayout = new Set(runs.map((r) => r.summary.layout)).size === 1;
   // Requested lengths alike, served lengths not (a server that stops on its own): the same refusal, with the figures.
   const lengthGaps = oneLayout ? lengthGapTexts(measuredLengthGaps(runs, seriesNames(runs))) : [];
-  const mismatches = oneLayout ? [...runMismatches(runs).map(mismatchText), ...lengthGaps] : [];
+  const differ = oneLayout ? runMismatches(runs) : [];
+  const mismatches = [...differ.map(mismatchText), ...lengthGaps];
   if (mismatches.length > 0 && flags.allowMismatch !== true) {
     throw configError(
       `these runs are not comparable — they differ in ${mismatches.join('; ')}`,
       `compare runs of one model, workload, profile and window rules — capacity runs also of one SLO, attainment target, error limit and axis (engines, GPUs and quantization may differ)${lengthGaps.length ? `, whose servers produced the lengths asked (within ${MEASURED_LENGTH_TOLERANCE * 100}%: force them where the server can, e.g. ignore_eos)` : ''}, or pass --allow-mismatch to compare them anyway`,
     );
   }
-  if (mismatches.length > 0) io.stderr.write(`WARNING: comparing runs that differ in ${mismatches.join('; ')} (--allow-mismatch): the verdict does not compare like with like\n`);
+  // The figures go once, in the WARNING atop the report; stderr names what differs (a terminal shows both).
+  const fields = [...differ.map((m) => m.field), ...lengthGaps.map((t) => t.slice(0, t.indexOf(':')))];
+  if (mismatches.length > 0) io.stderr.write(`WARNING: comparing runs that differ in ${fields.join(', ')} (--allow-mismatch): the verdict does not compare like with like — the differences are atop the report\n`);
   const bundle = buildCompareBundle(
     runs,
     { ...(slo ? { slo } : {}), ...prices, ...(mismatches.length ? { mismatches } : {}) },

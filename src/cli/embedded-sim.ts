@@ -20,7 +20,8 @@ export interface EmbeddedSim {
   close(): Promise<void>;
 }
 
-export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
+/** `signal`: the run's Ctrl-C while the simulator starts ends its worker there (the start then rejects). */
+export async function startDefaultSim(opts: RunOptions, signal?: AbortSignal): Promise<EmbeddedSim> {
   const engine = opts.engine ?? DEFAULT_SIM.engine;
   const model = opts.model ?? DEFAULT_SIM.model;
   const gpu = opts.gpu ?? DEFAULT_SIM.gpu;
@@ -38,11 +39,15 @@ export async function startDefaultSim(opts: RunOptions): Promise<EmbeddedSim> {
         { eval: true, workerData },
       )
     : new Worker(new URL('./sim-worker.js', import.meta.url), { workerData });
+  // Only while it starts: a Ctrl-C during the run stops the rows first, and the simulator after them.
+  const stopStarting = (): void => void worker.terminate();
   const ready = await new Promise<{ url: string; description: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', (err) => reject(err instanceof InferbenchError ? err : configError(`the built-in simulator failed to start: ${err.message}`)));
     worker.once('exit', (code) => reject(configError(`the built-in simulator exited (${code}) before serving`)));
-  });
+    if (signal?.aborted) void worker.terminate();
+    signal?.addEventListener('abort', stopStarting, { once: true });
+  }).finally(() => signal?.removeEventListener('abort', stopStarting));
   worker.removeAllListeners('exit');
   return {
     url: ready.url,

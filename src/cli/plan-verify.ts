@@ -14,7 +14,7 @@ import { capacityFactors, saveVerifiedCalibration } from '../verify/calibration.
 import { renderVerification } from '../verify/render.js';
 import { checkTemplate } from '../verify/server-command.js';
 import type { MeasureCapacity, ServerCommandSource, VerifyResult } from '../verify/types.js';
-import { verifyPlan } from '../verify/verify.js';
+import { verifyPlan, writeVerifyFile } from '../verify/verify.js';
 import type { PlanOptions, PlanVerifyOptions } from './plan-options.js';
 import { runCommand } from './run-command.js';
 import { parseRunFlags } from './run-args-parse.js';
@@ -87,7 +87,7 @@ export async function runPlanVerify(plan: PlanResult, opts: PlanOptions, source:
   }
   const kind = source.kind === 'sim' ? 'inferbench sim' : source.kind === 'launch' ? 'the launch commands' : '--server-cmd template';
   const text = renderVerification(result, { serverKind: kind });
-  writeFileSync(join(dir, 'verify.json'), `${JSON.stringify({ verifications: result.entries, precisionPct: result.precisionPct, interrupted: result.interrupted, notes: result.notes }, null, 2)}\n`);
+  writeVerifyFile(dir, result);
   writeFileSync(join(dir, 'verify.md'), text);
   const exitCode = result.interrupted ? 130 : result.entries.every((e) => e.status === 'ok') ? 0 : 1;
   return { result, text, exitCode };

@@ -46,12 +46,22 @@ import { capacityFactorFor } from '../plan/capacity-factor.js';
 import type { Calibration } from '../sim/calibrate/types.js';
 import type { KvCacheDtype, QuantName } from '../sim/catalog/types.js';
 import { attachStageIntervals, capacityInterval, capacityIntervalLine, intervalBasis } from './prediction-intervals.js';
-import { DEFAULT_INTERVAL_LEVEL } from '../sim/calibrate/predict-intervals.js';
+import { DEFAULT_INTERVAL_LEVEL, noIntervalReason } from '../sim/calibrate/predict-intervals.js';
 
 /** Where the constants of an uncalibrated prediction come from. */
 function constantsNote(d: { calibrated: boolean; hardwareCalibrated: boolean; gpu: string }): string {
   const hw = d.hardwareCalibrated ? 'hardware constants fitted on the seed and public tables' : `${d.gpu}'s efficiencies are priors (no published data fitted; --calibrate-from RUN fits them)`;
   return d.calibrated ? `engine and ${hw}` : `${hw}, engine host/API constants are priors (no published data for this engine)`;
+}
+
+/**
+ * The KV cache the prediction modelled. llama-server allocates its -c tokens, whatever the memory: without --ctx-size
+ * the simulator's figure is what the memory would hold (3,705,776 tokens on a CPU's assumed 64 GiB, for a server
+ * started with -c 4096), which describes no server; say where the figure would come from instead.
+ */
+function kvCacheText(d: { engine: string; kvTokens: number; kvBlocks: number; kvCacheDtype: string }, ctxSize: number | undefined): string {
+  if (d.engine === 'llamacpp' && ctxSize === undefined) return "KV cache not limited (llama-server's -c sets it: give it as --ctx-size N)";
+  return `KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks)`;
 }
 
 /** What the intervals in parentheses are, under the table. */
@@ -109,6 +119,7 @@ export async function predictCommand(
   const sameRepeats = dropIdenticalRepeats(result.stages, opts.repeat);
   // Prediction intervals (--interval-level, default 80%; 0: none): every row, and the capacity answer.
   const basis = intervalBasis(engineOptions, calibrationFlags?.intervalLevel ?? DEFAULT_INTERVAL_LEVEL);
+  const noInterval = noIntervalReason(engineOptions, calibrationFlags?.intervalLevel ?? DEFAULT_INTERVAL_LEVEL);
   if (basis) attachStageIntervals(result.stages, basis);
   const capacity = capacityField(opts, result.stages, false);
   if (basis && capacity.capacity) {
@@ -151,10 +162,11 @@ export async function predictCommand(
     interrupted: false,
     notes: [
       ...(sameRepeats ? [sameRepeats] : []),
-      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, KV cache ${d.kvTokens} tokens${d.kvCacheDtype !== 'auto' ? ` ${d.kvCacheDtype}` : ''} (${d.kvBlocks} blocks), max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : constantsNote(d)}`,
+      `engine model: ${d.engineLabel}${features.specDecode ? ` with speculative decoding (${features.specDecode.k} drafts per step, ${features.specDecode.accept} accepted)` : ''}, max_model_len ${d.maxModelLen}, ${kvCacheText(d, engineOptions.ctxSize)}, max ${d.maxNumSeqs} sequences, ${calibrated.notes.length ? calibrated.notes.join('; ') : constantsNote(d)}`,
       ...measuredFactorNote(calibrated.engine.calibration, { ...d, engine: calibrated.engine.engine }, calibrated.report?.file),
       // After the engine-model line, which stays notes[0] (as before intervals).
       ...(basis ? [intervalNote(basis)] : []),
+      ...(noInterval ? [noInterval] : []),
       ...(capacity.capacity?.interval ? [capacityIntervalLine(capacity.capacity.interval, capacity.capacity.unit)] : []),
     ],
   };

@@ -1,6 +1,7 @@
 import { shortError } from '../core/short-error.js';
 import type { StageSummary } from '../metrics/summary.js';
 import type { StageSpec } from '../load/types.js';
+import { stageNumberText } from '../load/profiles.js';
 
 import type { ProgressCounters } from '../ui/progress-counters.js';
 
@@ -34,7 +35,7 @@ export class Progress {
     this.counters.errors = 0;
     this.stageStart = performance.now();
     this.label = spec.label;
-    this.stageNo = `${index + 1}/${Math.max(this.plannedStages, index + 1)}`;
+    this.stageNo = stageNumberText(index, this.plannedStages);
     if (!this.enabled) return;
     this.timer = setInterval(() => this.tick(), this.tty ? 200 : 1000);
     this.timer.unref();

@@ -6,6 +6,7 @@ import { writeRunSummary } from '../store/run-folder.js';
 import type { RunSummaryDoc } from '../results/run-summary.js';
 import type { StageSummary } from '../metrics/summary.js';
 import { attachServerTelemetry } from '../metrics/summary.js';
+import { rowServerTelemetry } from '../metrics/server-gauges.js';
 import type { RunObserver } from '../runplan/observer.js';
 import type { RunWriter } from '../store/run-writer.js';
 import type { TelemetrySampler } from '../transport/telemetry.js';
@@ -18,7 +19,8 @@ export function telemetryObserver(telemetry: TelemetrySampler, workload: Workloa
   return {
     ...(telemetry.hasGauges ? { onStageEdge: (i: number) => telemetry.markEdge(i) } : {}),
     onStageStart: (_spec, i) => telemetry.setStage(i),
-    onStageEnd: (s) => attachServerTelemetry(s, telemetry.summarize(s.index), workload),
+    // The gauges over the whole row, and over its measured window (s.window), which the table shows.
+    onStageEnd: (s) => attachServerTelemetry(s, rowServerTelemetry(telemetry.samplesOf(s.index), s.window), workload),
   };
 }
 

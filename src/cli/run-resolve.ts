@@ -17,6 +17,7 @@ import { isServerTokenizer } from '../workload/server-tokenizer.js';
 import type { Tokenizer } from '../workload/tokenizer.js';
 import type { EmbeddedSim } from './embedded-sim.js';
 import { DEFAULT_SIM } from './defaults.js';
+import { unlessStopped } from './run-signals.js';
 import { toolVersion } from './version.js';
 
 export interface ResolvedRun {
@@ -30,27 +31,30 @@ export interface ResolvedRun {
   sim?: EmbeddedSim;
 }
 
-/** `say`: a line for the user (stdout, or stderr when stdout carries JSON). `saved`: the plan of `run --plan`. */
-export async function resolveRun(opts: RunOptions, say: (line: string) => void, saved?: RunPlan): Promise<ResolvedRun> {
+/**
+ * `say`: a line for the user (stdout, or stderr when stdout carries JSON). `saved`: the plan of `run --plan`.
+ * `signal`: the run's Ctrl-C, which stops each step at once (run-signals.ts StartupStopped) and says nothing more.
+ */
+export async function resolveRun(opts: RunOptions, say: (line: string) => void, saved?: RunPlan, signal?: AbortSignal): Promise<ResolvedRun> {
   let baseUrl = opts.target;
   let sim: EmbeddedSim | undefined;
   if (!baseUrl) {
     const { startDefaultSim } = await import('./embedded-sim.js');
-    sim = await startDefaultSim(opts);
+    sim = await unlessStopped(startDefaultSim(opts, signal), signal, (late) => void late.close());
     baseUrl = sim.url;
     say(`target: built-in simulator — ${sim.description} at ${sim.url} (pass --target URL to measure a real server)`);
     for (const w of sim.warnings) say(w);
   }
   try {
-    return await resolveWith(opts, baseUrl, sim, say, saved);
+    return await resolveWith(opts, baseUrl, sim, say, saved, signal);
   } catch (err) {
     await sim?.close();
     throw err;
   }
 }
 
-async function resolveWith(opts: RunOptions, baseUrl: string, sim: EmbeddedSim | undefined, say: (line: string) => void, saved?: RunPlan): Promise<ResolvedRun> {
-  const server = saved?.target.resolved ?? (await probeServer(opts, baseUrl, sim));
+async function resolveWith(opts: RunOptions, baseUrl: string, sim: EmbeddedSim | undefined, say: (line: string) => void, saved?: RunPlan, signal?: AbortSignal): Promise<ResolvedRun> {
+  const server = saved?.target.resolved ?? (await unlessStopped(probeServer(opts, baseUrl, sim, signal), signal));
   if (saved?.target.resolved) say(`plan: ${server.detection ?? `${server.engine}, model ${server.model}, speaking ${server.dialect}`} (as resolved when the plan was made)`);
   else if (server.detection !== undefined) say(`detected: ${server.detection}`);
   const dialect = dialectOf(server);
@@ -63,7 +67,7 @@ async function resolveWith(opts: RunOptions, baseUrl: string, sim: EmbeddedSim |
   // A saved plan's prompts are counted by the tokenizer its resolution settled on.
   const tokenizer = saved ? planTokenizer(saved) : opts.workload.tokenizer;
   const setupOpts = tokenizer === opts.workload.tokenizer ? opts : { ...opts, workload: { ...opts.workload, ...(tokenizer !== undefined ? { tokenizer } : {}) } };
-  const setup = await setupWorkload(setupOpts, { baseUrl, engine: server.engine, model: server.model, api: dialect.name });
+  const setup = await unlessStopped(setupWorkload(setupOpts, { baseUrl, engine: server.engine, model: server.model, api: dialect.name }, signal), signal);
   if (setup.warning) say(`note: ${setup.warning}`);
   if (setup.notice) say(setup.notice);
   // A grid's cells have their own lengths: the single-row defaults would mislead.

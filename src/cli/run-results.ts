@@ -6,6 +6,7 @@ import { writeRunSummary } from '../store/run-folder.js';
 import { join } from 'node:path';
 import type { RunOptions } from '../config/run-options.js';
 import type { ShardInfo } from '../distributed/shard-run.js';
+import type { RunPower } from '../results/energy.js';
 import type { BenchmarkResult } from '../load/benchmark.js';
 import { healthLine, type ClientHealth } from '../metrics/health.js';
 import type { StageSummary } from '../metrics/summary.js';
@@ -23,6 +24,7 @@ import { toolVersion } from './version.js';
 import { redactArgv } from '../ui/redact.js';
 import { describeWindowRules, shortWindowRules } from './window-rules.js';
 import { workloadSpecOf } from './workload-spec.js';
+import { runNameOf } from '../store/nested-runs.js';
 
 /** What every summary of one run shares; `shard` and `workers` are known once the load is about to start. */
 export interface RunDocBase {
@@ -32,6 +34,8 @@ export interface RunDocBase {
   createdAt: Date;
   shard?: ShardInfo;
   workers: number;
+  /** `--power`: what was asked for and what was read (summary.json `power`). */
+  power?: RunPower;
 }
 
 /** The header fields of the run's table: what was measured, on what. */
@@ -40,14 +44,19 @@ export function runContext(opts: RunOptions, run: ResolvedRun): RunSummaryDoc['c
   const server = run.plan.target.resolved;
   const engine = server?.engine ?? opts.api;
   const engineVersion = opts.engineVersion ?? server?.engineVersion;
+  // The user's --gpu/--gpus/--quant win; else the built-in simulator's, in-process or an `inferbench sim` target's.
+  const hw = server?.simHardware;
+  const gpu = opts.gpu ?? sim?.gpu ?? hw?.gpu;
+  const gpus = opts.gpus ?? sim?.gpus ?? (opts.gpu === undefined ? hw?.gpus : undefined);
+  const quant = opts.quant ?? sim?.quant ?? hw?.quant;
   return {
     model: server?.model ?? '',
     engine: sim ? `${engine} (simulated)` : engine,
     // --engine-version wins; otherwise the version the server reported to detection is recorded.
     ...(engineVersion ? { engineVersion } : {}),
-    ...((opts.gpu ?? sim?.gpu) ? { gpu: (opts.gpu ?? sim?.gpu) as string } : {}),
-    ...((opts.gpus ?? sim?.gpus) ? { gpus: (opts.gpus ?? sim?.gpus) as number } : {}),
-    ...((opts.quant ?? sim?.quant) ? { quant: (opts.quant ?? sim?.quant) as string } : {}),
+    ...(gpu ? { gpu } : {}),
+    ...(gpus ? { gpus } : {}),
+    ...(quant ? { quant } : {}),
     ...(sim?.kvCacheDtype ? { kvCacheDtype: sim.kvCacheDtype } : {}),
     ...(opts.label ? { label: opts.label } : {}),
     ...lengthContext(opts, run.prompts.workload.description),
@@ -60,7 +69,8 @@ export function runSummaryDoc(b: RunDocBase, stages: StageSummary[], interrupted
   const { dialect } = run;
   return {
     tool: { name: 'inferbench', version: toolVersion() },
-    runId: b.outDir.split(/[\\/]/).pop() ?? b.outDir,
+    // A matrix cell's or verify candidate's run is named by its path from the matrix folder (every such folder is `run`).
+    runId: runNameOf(b.outDir),
     createdAt: b.createdAt.toISOString(),
     finishedAt: new Date().toISOString(),
     layout: opts.profile === 'grid' ? 'grid' : 'sweep',
@@ -79,6 +89,7 @@ export function runSummaryDoc(b: RunDocBase, stages: StageSummary[], interrupted
     windowRules: describeWindowRules(opts),
     ...(b.shard ? { shard: b.shard } : {}),
     ...(b.workers > 1 ? { workers: b.workers } : {}),
+    ...(b.power ? { power: b.power } : {}),
     stages,
     ...capacityField(opts, stages, interrupted),
     interrupted,
@@ -88,7 +99,7 @@ export function runSummaryDoc(b: RunDocBase, stages: StageSummary[], interrupted
 }
 
 /** manifest.json: how the run was started (options without the key), what it measured, and its plan. */
-export function writeRunManifest(w: RunWriter, m: { opts: RunOptions; run: ResolvedRun; createdAt: Date; runKey: string | undefined }): void {
+export function writeRunManifest(w: RunWriter, m: { opts: RunOptions; run: ResolvedRun; createdAt: Date; runKey: string | undefined; power?: RunPower }): void {
   const { opts, run } = m;
   const { plan } = run;
   const server = plan.target.resolved;
@@ -101,6 +112,7 @@ export function writeRunManifest(w: RunWriter, m: { opts: RunOptions; run: Resol
     options: { ...opts, apiKey: opts.apiKey ? '<redacted>' : undefined },
     target: { url: opts.target ?? null, simulated: run.sim !== undefined, sim: run.sim?.description, api: run.dialect.name, engine: server?.engine, model: server?.model, detection: server?.detection },
     seed: opts.seed,
+    ...(m.power ? { power: m.power } : {}),
     ...(plan.distribution.shard ? { shard: { ...plan.distribution.shard, runKey: m.runKey } } : {}),
     plan,
   });

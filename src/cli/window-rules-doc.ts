@@ -6,7 +6,7 @@
  */
 import { DEFAULT_DRAIN_SECONDS, DEFAULT_STAGE_SECONDS } from '../config/run-options.js';
 import { ADAPTIVE_CAP, SATURATION_STOP } from '../load/profiles.js';
-import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, FAST_FAILURE_MS, FAST_FAILURE_STREAK, MAX_WINDOW_MS } from '../load/window.js';
+import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, FAST_FAILURE_MS, FAST_FAILURE_STREAK, MAX_WINDOW_MS, SAMPLE_WINDOW_MARGIN, SAMPLE_WINDOW_MAX_MS } from '../load/window.js';
 import { SATURATION_SIGNS } from '../load/window/saturation-stop.js';
 
 /** Every figure the text quotes, as the code holds it. */
@@ -15,6 +15,8 @@ export interface WindowDocFigures {
   drainSeconds: number;
   minSamples: number;
   extendFactor: number;
+  sampleWindowMaxMs: number;
+  sampleWindowMargin: number;
   maxWindowMs: number;
   fastFailureStreak: number;
   fastFailureMs: number;
@@ -36,6 +38,8 @@ export const WINDOW_DOC_FIGURES: WindowDocFigures = {
   drainSeconds: DEFAULT_DRAIN_SECONDS,
   minSamples: DEFAULT_MIN_SAMPLES,
   extendFactor: DEFAULT_EXTEND_FACTOR,
+  sampleWindowMaxMs: SAMPLE_WINDOW_MAX_MS,
+  sampleWindowMargin: SAMPLE_WINDOW_MARGIN,
   maxWindowMs: MAX_WINDOW_MS,
   fastFailureStreak: FAST_FAILURE_STREAK,
   fastFailureMs: FAST_FAILURE_MS,
@@ -76,8 +80,12 @@ function phases(f: WindowDocFigures): string {
    were sent in it and it is at least as long as the mean latency of the requests sent in it (so its
    completions are mostly of its own requests); it then ends on the next completion, so that, opening on
    one too, it spans whole intervals between completions (a synchronous row reads exactly 1 / latency). A
-   window none of whose requests has finished yet waits for one (up to ${duration(f.maxWindowMs)}). With
-   \`--max-requests N\` it closes once N requests (conversations, with \`--turns\`) were sent in it.
+   sweep's rows (the default profile) are kept open past ${f.extendFactor}× for their ${f.minSamples} requests as long as these take at
+   the rate the row sends, ${percent(f.sampleWindowMargin - 1)} more for noise, up to ${duration(f.sampleWindowMaxMs)} — on a server of 0.7 req/s, ${f.extendFactor}× 5 s held
+   10–14 requests in every row — unless they would take longer than that (the row then closes at ${f.extendFactor}× and says it
+   held too few, with the \`--max-seconds\` that would hold them). A window none of whose requests has finished yet
+   waits for one (up to ${duration(f.maxWindowMs)}). With \`--max-requests N\` it closes once N requests (conversations, with
+   \`--turns\`) were sent in it.
 3. **Cool-down.** The load stays on after the window closes — at the row's own arrival process, its N streams,
    or a throughput row's searched cap — until every request measured in the window has finished, as MLPerf
    LoadGen and GuideLLM do: the window's last requests run under the same load as its first, so the first and
@@ -102,9 +110,15 @@ the requests in flight have fallen to that cap. A step's rate comes from settled
 the step's first request completed (one full latency at the new cap, the previous step's backlog gone), never from
 the first completions, which on a server with few slots never queued (on llama.cpp with 4 slots, the first 8 of 16
 put the rate at 2.8× what the server delivers). A step whose settled requests waited at the server for over half
-their latency (first token beyond the row's quickest) ends the search there: the server already holds a queue. The
-server then holds a short queue (it stays saturated) and the cool-down after the row takes a few request latencies: no
-backlog is left for the next row. The search is printed under the table beside what the window measured
+their latency (first token beyond the row's quickest) found a queue at the server: more in flight would only
+lengthen it. The search then goes down to what the server served at once — the most requests streaming at one
+moment (a request in the server's queue streams nothing), or without token times the completion rate × the time
+not spent waiting (Little's law) — and runs one step there: the cap stays if it kept the best step's rate within
+${percent(f.capMinGain / 2)}, else it goes back up to that step and the row is marked \`~\` (its time to first token and latency
+include the queue). On llama.cpp with 4 slots, 16 in flight were 4 running and 12
+waiting (a first token of 14.6 s): the search goes down to 4. The server then holds no queue, or a short one (it
+stays saturated), and the cool-down after the row takes a few request latencies: no backlog is left for the next
+row. The search is printed under the table beside what the window measured
 (\`throughput: kept 64 requests in flight; the window measured 63.8 in flight on average, at most 64 (searched: 16 →
 12.1 req/s, 64 → 15.9 req/s, …)\`) and kept in \`stages[].window.capSearch\` (\`measuredInFlight: {mean, max}\`); a
 window that held more than its cap at once, or on average clearly fewer, marks the row \`~\` and says so.`;

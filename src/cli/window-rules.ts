@@ -1,6 +1,6 @@
 import type { RunOptions } from '../config/run-options.js';
 import { ADAPTIVE_CAP } from '../load/profiles.js';
-import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, MAX_WINDOW_MS } from '../load/window.js';
+import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, MAX_WINDOW_MS, SAMPLE_WINDOW_MAX_MS } from '../load/window.js';
 import { percent } from './window-rules-doc.js';
 
 const RATES =
@@ -30,17 +30,28 @@ export function describeWindowRules(opts: RunOptions): string {
       `latency columns (per token, per output token, TTFT, ITL) from a low-load pass of ${pass}; ${TAIL}`
     );
   }
-  const close =
-    opts.maxSeconds !== undefined
-      ? `closes on the first completion ${opts.maxSeconds} s later (kept open up to ${opts.maxSeconds * DEFAULT_EXTEND_FACTOR} s until ${DEFAULT_MIN_SAMPLES} ${unit} were sent in it and it is as long as the mean latency of its own requests, and past that until one of its own requests has completed, up to ${MAX_WINDOW_MS / 60_000} min)`
-      : `closes once ${opts.maxRequests} ${unit} were sent in it`;
+  const close = opts.maxSeconds !== undefined ? timeLimitedClose(opts, opts.maxSeconds, unit) : `closes once ${opts.maxRequests} ${unit} were sent in it`;
   const warm = opts.warmupSeconds ? ` and not before ${opts.warmupSeconds} s (--warmup)` : '';
   return (
     `window: each row is measured over its steady window: it opens once the load has run for one request latency${warm} — ` +
     'when the first request completes (closed loops), when a request sent after the first completion completes (open loops), ' +
-    `or after the in-flight cap was found (throughput rows: cap ×${ADAPTIVE_CAP.growth} from ${ADAPTIVE_CAP.start} while the completion rate still grows ${percent(ADAPTIVE_CAP.minGain)}) — ` +
+    `or after the in-flight cap was found (throughput rows: cap ×${ADAPTIVE_CAP.growth} from ${ADAPTIVE_CAP.start} while the completion rate still grows ${percent(ADAPTIVE_CAP.minGain)}, ` +
+    'down to what the server serves at once where requests queue there) — ' +
     "(what an open loop or throughput row sent before is ramp-up: saved, left out of the figures; a closed loop's first requests already ran at its N in flight and are measured) " +
     `and ${close}; ${COOLDOWN}${allAtOnce(opts)}; ${RATES}; ${TAIL}`
+  );
+}
+
+/** How a time-limited window closes; a sweep's rows are sized to hold their requests (load/profiles.ts). */
+function timeLimitedClose(opts: RunOptions, seconds: number, unit: string): string {
+  const stretched = seconds * DEFAULT_EXTEND_FACTOR;
+  const sized =
+    opts.profile === 'sweep'
+      ? `; a sweep's rows are kept open past ${stretched} s for their ${DEFAULT_MIN_SAMPLES} ${unit} as long as these take at the rate the row sends (a quarter more), up to ${SAMPLE_WINDOW_MAX_MS / 1000} s, unless they would take longer than that`
+      : '';
+  return (
+    `closes on the first completion ${seconds} s later (kept open up to ${stretched} s until ${DEFAULT_MIN_SAMPLES} ${unit} were sent in it and it is as long as ` +
+    `the mean latency of its own requests, and past that until one of its own requests has completed, up to ${MAX_WINDOW_MS / 60_000} min${sized})`
   );
 }
 
@@ -56,7 +67,10 @@ export function shortWindowRules(opts: RunOptions): string {
     const pass = load.kind === 'rate' ? `${load.requests} requests at ${load.rate} req/s` : `${load.requests} requests one at a time`;
     return `window: throughput columns from a burst of ${opts.numPrompts} prompts sent at once; latency columns (per token, per output token, TTFT, ITL) from a low-load pass of ${pass}; ${more}`;
   }
-  const length = opts.maxSeconds !== undefined ? `≥ ${opts.maxSeconds} s, closed on a completion` : `${opts.maxRequests} ${opts.workload.turns ? 'conversations' : 'requests'}`;
+  const unit = opts.workload.turns ? 'conversations' : 'requests';
+  // A sweep's windows are held open for their requests (load/profiles.ts).
+  const held = opts.profile === 'sweep' ? `, held open for ${DEFAULT_MIN_SAMPLES} ${unit} up to ${SAMPLE_WINDOW_MAX_MS / 1000} s` : '';
+  const length = opts.maxSeconds !== undefined ? `≥ ${opts.maxSeconds} s${held}, closed on a completion` : `${opts.maxRequests} ${unit}`;
   return `window: each row's steady window (ramp-up left out, ${length})${allAtOnce(opts)}; percentiles over successful requests; ${more}`;
 }
 

@@ -111,7 +111,7 @@ export interface WindowSection {
   /** `--repeat N`: every row runs N times (metrics/repeats.ts). */
   repeat?: number;
   drainSeconds: number;
-  /** `--stall-timeout`: a row stops once requests are open and none has completed for this long (or 10× the synchronous latency). */
+  /** `--stall-timeout`: a row stops once requests are open and none has completed nor received bytes for this long (or 10× the synchronous latency). */
   stallSeconds: number;
   /** Before each row, wait at most this long for the server to be idle (`--idle-wait`). */
   idleWaitSeconds: number;

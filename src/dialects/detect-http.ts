@@ -1,5 +1,6 @@
 import { InferbenchError, configError } from '../core/errors.js';
 import { isObj, oneLine, str } from './_shared.js';
+import { readSimHardware, type SimHardware } from './sim-hardware.js';
 
 /** Control-plane GETs for detection (global fetch: not the hot path): short timeouts, capped bodies. */
 export interface Reply {
@@ -15,14 +16,19 @@ export class Prober {
   readonly base: string;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
+  /** The run's own abort (Ctrl-C while starting): a probe in flight stops with it. */
+  private readonly signal: AbortSignal | undefined;
   /** Every probe's path and status, in order: a server that fails them all is told apart from one detection cannot place. */
   readonly answered: Array<{ path: string; status: number }> = [];
+  /** What the built-in simulator said it simulates (its x-sim-* headers, sim-hardware.ts), on any probe's reply. */
+  simHardware: SimHardware | undefined;
 
-  constructor(baseUrl: string, opts: { apiKey?: string; timeoutMs?: number }) {
+  constructor(baseUrl: string, opts: { apiKey?: string; timeoutMs?: number; signal?: AbortSignal }) {
     this.base = normalizeBase(baseUrl);
     this.headers = { accept: 'application/json, text/plain;q=0.9' };
     if (opts.apiKey !== undefined && opts.apiKey !== '') this.headers['authorization'] = `Bearer ${opts.apiKey}`;
     this.timeoutMs = opts.timeoutMs ?? 3000;
+    this.signal = opts.signal;
   }
 
   /** GET `path`. Connection failures throw; a probe that times out (after the first) is just a miss. */
@@ -30,13 +36,15 @@ export class Prober {
     const url = this.base + path;
     let res: Response;
     try {
-      res = await fetch(url, { headers: this.headers, signal: AbortSignal.timeout(this.timeoutMs) });
+      const timeout = AbortSignal.timeout(this.timeoutMs);
+      res = await fetch(url, { headers: this.headers, signal: this.signal ? AbortSignal.any([timeout, this.signal]) : timeout });
     } catch (err) {
       if (isTimeout(err) && !first) return undefined;
       if (this.base.startsWith('https:') && (await answersPlainHttp(this.base, this.timeoutMs))) throw plainHttpError(this.base);
       throw connectError(this.base, err, this.timeoutMs);
     }
     this.answered.push({ path, status: res.status });
+    this.simHardware ??= readSimHardware(res.headers);
     const type = res.headers.get('content-type') ?? '';
     const text = type.includes('html') ? (await res.body?.cancel(), '') : await readCapped(res);
     let json: unknown;

@@ -1,6 +1,7 @@
 import { InferbenchError, configError } from '../core/errors.js';
 import { type Json, count, errorMessage, isObj, str } from './_shared.js';
 import { Prober, type Reply } from './detect-http.js';
+import type { SimHardware } from './sim-hardware.js';
 import type { ApiName } from './types.js';
 
 export type EngineName =
@@ -25,12 +26,16 @@ export interface DetectedEngine {
   maxContext?: number;
   /** One human line: what answered. */
   evidence: string;
+  /** The built-in simulator's GPU, GPU count and quantization (its x-sim-* headers); absent for any other server. */
+  simHardware?: SimHardware;
 }
 
 export interface DetectOptions {
   apiKey?: string;
   /** Per probe; default 3000 ms. */
   timeoutMs?: number;
+  /** Stops the probes (the run's Ctrl-C while starting). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -56,6 +61,12 @@ const API_FOR: Record<EngineName, ApiName> = {
 /** Identify the server behind `baseUrl` with GET probes in wire-formats.md §10 order. */
 export async function detectEngine(baseUrl: string, opts: DetectOptions = {}): Promise<DetectedEngine> {
   const p = new Prober(baseUrl, opts);
+  const d = await identify(p);
+  if (p.simHardware) d.simHardware = p.simHardware;
+  return d;
+}
+
+async function identify(p: Prober): Promise<DetectedEngine> {
   const root = await p.get('/', true);
   if (isLlamacpp(root)) return llamacppFrom(p, undefined, 'response header Server: llama.cpp');
   if (root?.status === 200 && root.text.trim() === 'Ollama is running') return ollamaFrom(p);

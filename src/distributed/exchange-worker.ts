@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { sleepUntil } from '../core/clock.js';
 import { getDialect } from '../dialects/index.js';
 import { HttpTarget } from '../transport/http.js';
+import { REPLY_NOTE_MS } from '../transport/exchange-recorder.js';
 import type { Exchange } from '../transport/exchange.js';
 import { measureClockBase, offsetMs } from './clock-offset.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.js';
@@ -32,6 +33,14 @@ const elu0 = performance.eventLoopUtilization();
 let requests = 0;
 
 const post = (msg: FromWorker): void => port.postMessage(msg);
+/** When this worker last said a request received reply bytes: one such message per REPLY_NOTE_MS is enough. */
+let repliedAt = -Infinity;
+const noteReply = (id: number): void => {
+  const now = performance.now();
+  if (now - repliedAt < REPLY_NOTE_MS) return;
+  repliedAt = now;
+  post({ type: 'reply', id });
+};
 
 function shift(ex: Exchange, d: number): Exchange {
   ex.sentAtMs += d;
@@ -47,7 +56,7 @@ function shift(ex: Exchange, d: number): Exchange {
 async function handleSend(msg: Extract<ToWorker, { type: 'send' }>): Promise<void> {
   requests++;
   if (msg.notBeforeMs !== undefined) await sleepUntil(msg.notBeforeMs - toCoordinator);
-  const ex = await target.send(msg.plan, getDialect(msg.api), msg.request);
+  const ex = await target.send(msg.plan, getDialect(msg.api), msg.request, undefined, msg.notifyReply ? { onReply: () => noteReply(msg.id) } : undefined);
   // The text is needed only where the server did not count the tokens, or a conversation resends the reply.
   if (!msg.keepText && (ex.usage?.outputTokens !== undefined || ex.frameTokens !== undefined)) ex.textParts = [];
   post({ type: 'exchange', id: msg.id, exchange: shift(ex, toCoordinator) });

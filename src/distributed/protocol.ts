@@ -28,6 +28,8 @@ export type ToWorker =
       notBeforeMs?: number;
       /** Keep the generated text even when the server counted the tokens (a conversation resends it). */
       keepText: boolean;
+      /** Say when reply bytes arrive (a `reply` message, a few a second per worker at most): the row's stall watch. */
+      notifyReply?: boolean;
     }
   | { type: 'abort-all'; reason?: string }
   | { type: 'stats' }
@@ -39,5 +41,7 @@ export type { WorkerStats } from '../results/run-summary.js';
 export type FromWorker =
   | { type: 'ready'; clock: ClockBase; residualNs: number }
   | { type: 'exchange'; id: number; exchange: Exchange }
+  /** Request `id` received reply bytes (its head or body): the server is answering. */
+  | { type: 'reply'; id: number }
   | { type: 'stats'; stats: WorkerStats }
   | { type: 'closed' };

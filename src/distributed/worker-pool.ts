@@ -31,6 +31,8 @@ export const WORKER_LEAD_MS = 2;
 interface Lane {
   worker: Worker;
   pending: Map<number, (ex: Exchange) => void>;
+  /** route.onReply of the requests in flight that asked for it. */
+  replies: Map<number, () => void>;
 }
 
 export class WorkerPool implements ExchangeSender {
@@ -93,7 +95,9 @@ export class WorkerPool implements ExchangeSender {
       request,
       keepText: route.keepText === true,
       ...(route.notBeforeMs !== undefined ? { notBeforeMs: route.notBeforeMs } : {}),
+      ...(route.onReply ? { notifyReply: true } : {}),
     };
+    if (route.onReply) lane.replies.set(id, route.onReply);
     return new Promise((resolve) => {
       lane.pending.set(id, (ex) => resolve({ ...ex, worker: index }));
       lane.worker.postMessage(msg);
@@ -140,13 +144,16 @@ export class WorkerPool implements ExchangeSender {
   }
 
   private attach(index: number, worker: Worker): void {
-    const lane: Lane = { worker, pending: new Map() };
+    const lane: Lane = { worker, pending: new Map(), replies: new Map() };
     this.lanes[index] = lane;
     worker.on('message', (msg: FromWorker) => {
       if (msg.type === 'exchange') {
         const done = lane.pending.get(msg.id);
         lane.pending.delete(msg.id);
+        lane.replies.delete(msg.id);
         done?.(msg.exchange);
+      } else if (msg.type === 'reply') {
+        lane.replies.get(msg.id)?.();
       } else if (msg.type === 'closed') {
         void worker.terminate();
       }
@@ -156,6 +163,7 @@ export class WorkerPool implements ExchangeSender {
       // Requests on a dead worker end as failures with the reason: what was measured stays.
       for (const done of lane.pending.values()) done(failedExchange('E_INTERNAL', `load worker ${index} failed: ${err.message}`));
       lane.pending.clear();
+      lane.replies.clear();
     });
   }
 }

@@ -109,14 +109,33 @@ export function resample(side: PreparedSide, base: readonly { e2e: number; out: 
       single[at] = (single[at] as number) + 1;
     }
     for (let j = off; j < off + n; j++) counts[j] = (counts[j] as number) + (single[j] as number);
-    const was = base[unit] ?? { e2e: Number.NaN, out: Number.NaN };
-    const now = unitMeans(side, unit, single);
-    const lengths = was.out > 0 && Number.isFinite(now.out) ? now.out / was.out : 1;
-    const latency = side.row.closed && now.e2e > 0 && Number.isFinite(was.e2e) ? was.e2e / now.e2e : 1;
-    rps += u.rps * latency;
-    outputTps += u.outputTps * latency * lengths;
+    const t = movedThroughputs(side, unit, base[unit], single);
+    rps += t.rps;
+    outputTps += t.outputTps;
   }
   return { counts, rps: rps / k, outputTps: outputTps / k };
+}
+
+/** A unit's window throughputs moved by what `counts` (its requests' weights) moved from its own means (see above). */
+function movedThroughputs(side: PreparedSide, unit: number, was: { e2e: number; out: number } | undefined, counts: Int32Array): { rps: number; outputTps: number } {
+  const u = side.row.units[unit];
+  if (!u) return { rps: Number.NaN, outputTps: Number.NaN };
+  const base = was ?? { e2e: Number.NaN, out: Number.NaN };
+  const now = unitMeans(side, unit, counts);
+  const lengths = base.out > 0 && Number.isFinite(now.out) ? now.out / base.out : 1;
+  const latency = side.row.closed && now.e2e > 0 && Number.isFinite(base.e2e) ? base.e2e / now.e2e : 1;
+  return { rps: u.rps * latency, outputTps: u.outputTps * latency * lengths };
+}
+
+/**
+ * One unit's figures over a subset of its requests (local indices): what the run would have read had it measured
+ * only those — a time block of it (run-noise.ts). Throughputs are moved as a resample moves them.
+ */
+export function subsetOf(side: PreparedSide, unit: number, indices: readonly number[], base: readonly { e2e: number; out: number }[]): Resample {
+  const counts = new Int32Array(side.size);
+  const off = side.offsets[unit] ?? 0;
+  for (const i of indices) counts[off + i] = 1;
+  return { counts, ...movedThroughputs(side, unit, base[unit], counts) };
 }
 
 /** Each unit's own means (every request once): what resampled throughputs are scaled against. */

@@ -1,5 +1,6 @@
 import { Rng } from '../core/rng.js';
 import { observed, prepareSide, resample, statistic, unitBaselines } from './bootstrap.js';
+import { sideRunNoise, widen, type RunNoise } from './run-noise.js';
 import { requestCount, type RowSide } from './samples.js';
 import { higherIsWorse, thresholdText, type GateMetric, type Threshold } from './thresholds.js';
 
@@ -27,7 +28,16 @@ export interface GateCheck {
   needs?: string;
   /** What the interval was computed from. */
   evidence: string;
+  /**
+   * The run-to-run variation the interval was widened by, per side (run-noise.ts): 1 sd of ln(figure) for one run,
+   * and whether the prior, the runs' own drift or their repeats set it. Absent for the error share and open-loop
+   * throughputs.
+   */
+  runToRun?: { baseline: RunToRunSide; candidate: RunToRunSide };
 }
+
+/** One side's run-to-run variation: 1 sd of ln(figure) a run, what set it, and the side's runs (or repeats). */
+export type RunToRunSide = Pick<RunNoise, 'sd' | 'from'> & { runs: number };
 
 /** Resamples per decision: the interval's ends are the 2.5th and 97.5th of these. */
 export const RESAMPLES = 2000;
@@ -43,21 +53,35 @@ export function classify(metric: GateMetric, change: number, low: number, high: 
   return { verdict, improved: badHigh < -limit, badLow, badHigh, bad };
 }
 
+/** What an inconclusive check was decided from: requests (the smaller side), runs per side, and what dominated. */
+export interface NeedsEvidence {
+  requests: number;
+  baselineRuns: number;
+  candidateRuns: number;
+  /** Run-to-run variation (the prior, drift or repeats) is at least half of the interval's variance. */
+  runLevel?: boolean;
+}
+
 /**
  * For an interval that straddles the limit: its half-width on the side facing the limit shrinks as 1/√n, so it
- * clears the limit with (half-width / distance)² times the evidence. Repeats when a side has several runs (their
- * spread is then the noise that counts), else measured requests.
+ * clears the limit with (half-width / distance)² times the evidence. Runs when a side has several (their spread is
+ * then the noise that counts) or when run-to-run variation dominates the interval (more requests would not narrow
+ * it), else measured requests. With k_b and k_c runs the run-level variance goes as 1/k_b + 1/k_c, so K runs on
+ * each side give it 2/K.
  */
-export function needsText(c: { bad: number; badLow: number; badHigh: number; limit: number }, evidence: { requests: number; runs: number }): string {
+export function needsText(c: { bad: number; badLow: number; badHigh: number; limit: number }, evidence: NeedsEvidence): string {
   const distance = Math.abs(c.bad - c.limit);
   const halfWidth = c.bad > c.limit ? c.bad - c.badLow : c.badHigh - c.bad;
   const factor = distance > 0 ? (halfWidth / distance) ** 2 : Number.POSITIVE_INFINITY;
   if (!Number.isFinite(factor) || factor > 100) {
     return 'the change sits at the threshold: more than 100× the evidence would be needed to tell (keep the threshold, or judge by eye)';
   }
-  if (evidence.runs > 1) {
-    const want = Math.max(evidence.runs + 1, Math.ceil(evidence.runs * factor - 1e-9));
-    return `about ${want} runs per side (now ${evidence.runs}) would decide it`;
+  const kb = evidence.baselineRuns;
+  const kc = evidence.candidateRuns;
+  if (kb > 1 || kc > 1 || evidence.runLevel === true) {
+    const want = Math.max(Math.max(kb, kc) + 1, Math.ceil((2 * factor) / (1 / kb + 1 / kc) - 1e-9));
+    const now = kb === kc ? `now ${kb}` : `now ${kb} baseline, ${kc} candidate`;
+    return `about ${want} runs per side (${now}) would decide it`;
   }
   const want = Math.max(evidence.requests + 1, Math.ceil(evidence.requests * factor - 1e-9));
   return `about ${want} measured requests per side (now ${evidence.requests}; ×${factor.toFixed(1)}: raise --max-requests or --max-seconds), or repeats, would decide it`;
@@ -106,8 +130,13 @@ export function decideRow(base: RowSide, cand: RowSide, thresholds: readonly Thr
     const bv = statistic(b, bObs, t.metric);
     const cv = statistic(c, cObs, t.metric);
     const change = t.metric.kind === 'errors' ? cv - bv : cv / bv - 1;
-    const low = sorted.length ? quantileOf(sorted, (1 - LEVEL) / 2) : Number.NaN;
-    const high = sorted.length ? quantileOf(sorted, 1 - (1 - LEVEL) / 2) : Number.NaN;
+    const bootLow = sorted.length ? quantileOf(sorted, (1 - LEVEL) / 2) : Number.NaN;
+    const bootHigh = sorted.length ? quantileOf(sorted, 1 - (1 - LEVEL) / 2) : Number.NaN;
+    // Run-to-run variation, which the requests of one run cannot show (run-noise.ts).
+    const bn = sideRunNoise(b, t.metric);
+    const cn = sideRunNoise(c, t.metric);
+    const extra = (bn?.extraVariance ?? 0) + (cn?.extraVariance ?? 0);
+    const { low, high } = widen(change, bootLow, bootHigh, extra);
     const k = classify(t.metric, change, low, high, t.limit);
     const check: GateCheck = {
       metric: t.metric.id,
@@ -122,8 +151,14 @@ export function decideRow(base: RowSide, cand: RowSide, thresholds: readonly Thr
       verdict: k.verdict,
       improved: k.improved,
       evidence,
+      ...(bn && cn ? { runToRun: { baseline: { sd: bn.sd, from: bn.from, runs: base.units.length }, candidate: { sd: cn.sd, from: cn.from, runs: cand.units.length } } } : {}),
     };
-    if (k.verdict === 'inconclusive') check.needs = needsText({ ...k, limit: t.limit }, { requests, runs });
+    if (k.verdict === 'inconclusive') {
+      // The bootstrap's own variance of ln ratio, from its 95% interval, against the run-level variance added to it.
+      const bootVar = bootHigh > -1 && bootLow > -1 ? ((Math.log1p(bootHigh) - Math.log1p(bootLow)) / (2 * 1.96)) ** 2 : 0;
+      const runLevel = extra > 0 && extra >= bootVar;
+      check.needs = needsText({ ...k, limit: t.limit }, { requests, baselineRuns: base.units.length, candidateRuns: cand.units.length, runLevel });
+    }
     return check;
   });
   return { checks, skipped };

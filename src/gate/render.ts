@@ -1,10 +1,12 @@
 import { renderMarkdown, type Table } from '../report/table.js';
 import type { GateCheck } from './decide.js';
 import type { GateReport } from './gate.js';
+import { RUN_TO_RUN_PRIOR } from './run-noise.js';
 
 /** The gate's outputs: the terminal table, Markdown for a pull request ($GITHUB_STEP_SUMMARY), JUnit XML. */
 
-const signed = (x: number, d = 1): string => (Number.isFinite(x) ? `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}` : '—');
+/** One minus sign everywhere — ASCII, as thresholds are written and typed (`--max-regression output_tps=-5%`). */
+const signed = (x: number, d = 1): string => (Number.isFinite(x) ? `${x >= 0 ? '+' : '-'}${Math.abs(x).toFixed(d)}` : '—');
 const isErrors = (c: GateCheck): boolean => c.metric === 'errors';
 
 /** A change as read: "+12.3%" for ratios, "+0.4 pt" for the error share. */
@@ -62,12 +64,33 @@ export function noteLines(r: GateReport): string[] {
   for (const c of r.checks) if (c.needs) out.push(`needs: ${c.metric} @ ${c.row}: ${c.needs}`);
   for (const u of r.unmatched) out.push(`unmatched: ${u}`);
   for (const s of r.skipped) out.push(`not judged: ${s}`);
+  const single = [
+    ...(r.checks.some((c) => c.runToRun?.baseline.runs === 1) ? ['baseline'] : []),
+    ...(r.checks.some((c) => c.runToRun?.candidate.runs === 1) ? ['candidate'] : []),
+  ];
+  if (single.length > 0) {
+    out.push(
+      `one run on the ${single.join(' and the ')} side: how far runs of one server differ is assumed, not measured, so only a change well past its threshold fails — three runs a side measure it (docs/gate.md)`,
+    );
+  }
   const ev = [...new Set(r.checks.map((c) => c.evidence))];
   out.push(
-    `Intervals: ${r.confidence * 100}% bootstrap of the ratio candidate/baseline (${r.resamples} resamples, seed ${r.seed}) over each run's measured requests${r.baseline.length + r.candidate.length > 2 ? ', runs resampled too (repeats)' : ''}; evidence: ${ev.join('; ')}.`,
+    `Intervals: ${r.confidence * 100}% bootstrap of the ratio candidate/baseline (${r.resamples} resamples, seed ${r.seed}) over each run's measured requests${r.baseline.length + r.candidate.length > 2 ? ', runs resampled too (repeats)' : ''}${runToRunText(r)}; evidence: ${ev.join('; ')}.`,
     'pass: the interval lies inside the threshold; fail: beyond it; inconclusive: it straddles it. Baseline: ' + r.baseline.join(', ') + '; candidate: ' + r.candidate.join(', ') + '.',
   );
   return out;
+}
+
+/** How the intervals were widened by run-to-run variation (run-noise.ts), from what set it in the checks. */
+function runToRunText(r: GateReport): string {
+  const sides = r.checks.flatMap((c) => (c.runToRun ? [c.runToRun.baseline, c.runToRun.candidate] : []));
+  if (sides.length === 0) return '';
+  const parts: string[] = [];
+  if (sides.some((s) => s.runs === 1)) {
+    parts.push(`a side of one run is taken to vary by ±${RUN_TO_RUN_PRIOR * 100}% a run (1 sd: assumed, one run cannot show it), or more where its time blocks drifted further`);
+  }
+  if (sides.some((s) => s.runs > 1)) parts.push("a side of several runs by their spread (at least their time blocks' drift)");
+  return `, widened by run-to-run variation: ${parts.join('; ')}`;
 }
 
 function pad(rows: readonly (readonly string[])[]): string[] {

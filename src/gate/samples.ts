@@ -17,6 +17,8 @@ export interface Unit {
   itl: Float64Array;
   e2e: Float64Array;
   outputTokens: Float64Array;
+  /** When each request was sent (the run's clock, ms): orders the run's time blocks (run-noise.ts). Absent: file order. */
+  sentAt?: Float64Array;
   /** The row's own throughputs (the window's division: the figure the table shows). */
   rps: number;
   outputTps: number;
@@ -43,9 +45,10 @@ interface Collected {
   itl: number[];
   e2e: number[];
   out: number[];
+  sent: number[];
 }
 
-const empty = (): Collected => ({ ok: [], ttft: [], itl: [], e2e: [], out: [] });
+const empty = (): Collected => ({ ok: [], ttft: [], itl: [], e2e: [], out: [], sent: [] });
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN);
 
 function unitOf(run: string, c: Collected, rps: number, outputTps: number): Unit {
@@ -56,6 +59,7 @@ function unitOf(run: string, c: Collected, rps: number, outputTps: number): Unit
     itl: Float64Array.from(c.itl),
     e2e: Float64Array.from(c.e2e),
     outputTokens: Float64Array.from(c.out),
+    sentAt: Float64Array.from(c.sent),
     rps,
     outputTps,
   };
@@ -82,6 +86,7 @@ export async function readRunRows(run: StoredRun): Promise<Map<string, RowSide>>
       c.itl.push(ok ? num(r['itlMs']) : Number.NaN);
       c.e2e.push(ok ? num(r['e2eMs']) : Number.NaN);
       c.out.push(ok ? num(r['outputTokens']) : Number.NaN);
+      c.sent.push(num(r['sentAtMs']));
     },
   );
   const rows = new Map<string, RowSide>();

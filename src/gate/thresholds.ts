@@ -71,7 +71,8 @@ function parseItem(item: string, problems: string[]): Threshold | null | undefin
   const pct = /^([+-])?(\d+(?:\.\d+)?)\s*%$/.exec(value);
   if (!pct || (pct[1] !== undefined && pct[1] !== worse) || Number(pct[2]) <= 0) {
     const way = worse === '+' ? 'a rise, e.g. +10%' : 'a drop, e.g. -5%';
-    problems.push(`--max-regression ${m[1]}=${m[2]}: a regression of ${metric.id} is ${way} (a positive percentage)`);
+    const gave = !pct ? `you gave "${m[2]}": write it as a percentage` : Number(pct[2]) <= 0 ? 'you gave 0%: a threshold is above 0' : `you gave a ${pct[1] === '+' ? 'positive' : 'negative'} percentage`;
+    problems.push(`--max-regression ${m[1]}=${m[2]}: a regression of ${metric.id} is ${way} (${gave})`);
     return undefined;
   }
   return { metric, limit: Number(pct[2]) / 100 };

@@ -146,7 +146,11 @@ export function llmdReport(run: StoredRun, stage: StageSummary): Record<string, 
   };
 }
 
-/** Every report of a run: `benchmark_report_v0.2,_<run folder>_<row index>.json` (llm-d's file name, with the row). */
+/**
+ * Every report of a run: `benchmark_report_v0.2,_<run folder>_<row index>.json` (llm-d's file name, with the row). A
+ * matrix cell's run is named by its path (`mx/vllm/run`, store/nested-runs.ts): its slashes become `_` in the file.
+ */
 export function llmdReports(run: StoredRun): { file: string; doc: Record<string, unknown> }[] {
-  return run.summary.stages.map((s) => ({ file: `benchmark_report_v0.2,_${run.name}_${s.index}.json`, doc: llmdReport(run, s) }));
+  const name = run.name.replace(/[\\/]/g, '_');
+  return run.summary.stages.map((s) => ({ file: `benchmark_report_v0.2,_${name}_${s.index}.json`, doc: llmdReport(run, s) }));
 }

@@ -9,6 +9,11 @@ export interface BenchmarkHooks {
   completed?: StageSummary[];
   /** First request id to use (resume continues the numbering). */
   firstRequestId?: number;
+  /**
+   * A `--resume`d part's id space (resumePartIdBase): its rows number from this base plus their own fixed base, so
+   * no id — nor synthetic prompt — repeats one an earlier part sent, the cut row's included.
+   */
+  idBase?: number;
   /** Requests the finished rows sent (resume): where a finite workload continues. */
   firstItem?: number;
   slo?: Slo;
@@ -31,7 +36,7 @@ export interface BenchmarkHooks {
   onStageStart?(spec: StageSpec, index: number): void;
   onStageEnd?(summary: StageSummary, result: StageResult): void;
   /**
-   * Real runs (`--stall-timeout`): a row stops once requests are open and none has completed for this long — or
+   * Real runs (`--stall-timeout`): a row stops once requests are open and none has completed nor received bytes for this long — or
    * for 10× the synchronous row's median latency, once a synchronous row has run and that is longer.
    */
   stallMs?: number;
@@ -51,9 +56,9 @@ export interface BenchmarkResult {
 export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hooks: BenchmarkHooks = {}): Promise<BenchmarkResult> {
   const stages: StageSummary[] = [...(hooks.completed ?? [])];
   const results: StageResult[] = [];
-  let nextId = hooks.firstRequestId ?? 0;
+  let nextId = Math.max(hooks.firstRequestId ?? 0, hooks.idBase ?? 0);
   /** Requests sent so far: where a finite workload (dataset, trace) continues. */
-  let nextItem = hooks.firstItem ?? nextId;
+  let nextItem = hooks.firstItem ?? hooks.firstRequestId ?? 0;
   for (;;) {
     if (hooks.signal?.aborted) break;
     const next = nextStage(cfg, stages);
@@ -75,7 +80,7 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
       await hooks.alignStage?.(index);
       if (hooks.signal?.aborted) break;
       if (r === 0) hooks.onStageStart?.(spec, index);
-      const firstId = rowFirstRequestId(index, r, repeats, nextId);
+      const firstId = rowFirstRequestId(index, r, repeats, nextId, hooks.idBase);
       const result = await runner.runStage(runSpec, index, firstId);
       const sent = result.requestCount ?? result.records.length;
       nextId = firstId + sent;
@@ -114,9 +119,21 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
  */
 export const ROW_ID_STRIDE = 1_000_000;
 
+/**
+ * Ids a `--resume`d part leaves between its base and the previous part's: part p (1 for the first resume) numbers
+ * its rows from p × this. A cut row runs again from its start, and with the ids of its first attempt it would resend
+ * that attempt's prompts, which a server with a prefix cache then answers from its cache.
+ */
+export const RESUME_PART_ID_STRIDE = ROW_ID_STRIDE * 1_000_000;
+
+/** Where part `part` of a run numbers its requests from (0: the run as started; 1, 2, …: each `--resume`). */
+export function resumePartIdBase(part: number): number {
+  return part * RESUME_PART_ID_STRIDE;
+}
+
 /** The first request id of row `index`'s run `repeat`: its fixed base, or after the previous run if that overflowed. */
-export function rowFirstRequestId(index: number, repeat: number, repeats: number, nextId: number): number {
-  return Math.max(nextId, (index * Math.max(1, repeats) + repeat) * ROW_ID_STRIDE);
+export function rowFirstRequestId(index: number, repeat: number, repeats: number, nextId: number, idBase = 0): number {
+  return Math.max(nextId, idBase + (index * Math.max(1, repeats) + repeat) * ROW_ID_STRIDE);
 }
 
 /** A row's stall limit: the configured one, or 10× the synchronous latency (median) once known, whichever is longer. */

@@ -20,6 +20,8 @@ export interface SendRoute {
   notBeforeMs?: number;
   /** The reply's text is needed (a conversation resends it) even when the server counted its tokens. */
   keepText?: boolean;
+  /** Reply bytes arrived (the head, then at most every REPLY_NOTE_MS of body): the row's stall watch (load/stall.ts). */
+  onReply?: () => void;
 }
 
 /**
@@ -63,7 +65,7 @@ interface Sent {
 }
 
 type Send = (
-  req: { stage: number; warmup: boolean; itemIndex: number },
+  req: { stage: number; warmup: boolean; itemIndex: number; onReply?: () => void },
   item: WorkItem,
   id: number,
   scheduledAtMs: number,
@@ -77,7 +79,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
 
   const lead = target.leadMs ?? 0;
   const replicaNumbers = new Map<string, number>();
-  const send: Send = async ({ stage, warmup, itemIndex }, item, id, scheduledAtMs, clientQueueMs) => {
+  const send: Send = async ({ stage, warmup, itemIndex, onReply }, item, id, scheduledAtMs, clientQueueMs) => {
     const request: GenerationRequest = {
       model: opts.model,
       prompt: item.prompt,
@@ -90,7 +92,7 @@ export function createHttpStageRunner(opts: HttpRunnerOptions): StageRunner {
       ...(item.inputs ? { inputs: item.inputs } : {}),
     };
     // The text is needed back from a worker when a conversation resends it, or to find inline <think> tags.
-    const route: SendRoute = { affinity: itemIndex, keepText: item.conversation !== undefined || opts.reasoningFormat === 'think-tags' };
+    const route: SendRoute = { affinity: itemIndex, keepText: item.conversation !== undefined || opts.reasoningFormat === 'think-tags', ...(onReply ? { onReply } : {}) };
     // Handed over early (a worker pool): the worker itself waits for the scheduled time.
     if (lead > 0) route.notBeforeMs = scheduledAtMs;
     const built = dialect.buildRequest(request);

@@ -3,7 +3,7 @@ import { nextCapacityStep } from './capacity.js';
 import type { CapacitySettings } from './capacity-types.js';
 import type { Workload } from '../workload/types.js';
 import type { ArrivalKind, StageLimits, StageSpec } from './types.js';
-import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, FAST_FAILURE_MS, FAST_FAILURE_STREAK, type WindowRules } from './window.js';
+import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, FAST_FAILURE_MS, FAST_FAILURE_STREAK, SAMPLE_WINDOW_MAX_MS, type WindowRules } from './window.js';
 
 export const PROFILE_NAMES = ['synchronous', 'concurrent', 'throughput', 'constant', 'poisson', 'sweep', 'grid', 'replay', 'capacity'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -48,7 +48,9 @@ export const ADAPTIVE_CAP = { start: 16, growth: 4, minGain: 0.15 } as const;
  * The steady-window rules of a row (window.ts), or undefined for a batch row measured whole (a burst of
  * --max-requests, a grid cell; trace replays get none either).
  */
-export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opts: { cap?: number; saturationStop?: boolean; dispersion?: number } = {}): WindowRules | undefined {
+export function windowRulesFor(
+  kind: StageSpec['kind'], limits: StageLimits, opts: { cap?: number; saturationStop?: boolean; dispersion?: number; sizedToSamples?: boolean } = {},
+): WindowRules | undefined {
   if (kind === 'burst' && limits.maxSeconds === undefined) return undefined;
   const measureMs = limits.maxSeconds !== undefined ? limits.maxSeconds * 1000 : undefined;
   return {
@@ -59,6 +61,7 @@ export function windowRulesFor(kind: StageSpec['kind'], limits: StageLimits, opt
     measureRamp: kind === 'closed',
     minSamples: DEFAULT_MIN_SAMPLES,
     extendFactor: DEFAULT_EXTEND_FACTOR,
+    ...(opts.sizedToSamples && measureMs !== undefined && limits.maxRequests === undefined ? { sampleWindowMaxMs: SAMPLE_WINDOW_MAX_MS } : {}),
     // Room for a slow first completion; throughput rows also search their cap in the ramp.
     rampLimitMs: kind === 'burst' ? 120_000 : Math.max(30_000, 3 * (measureMs ?? 0)),
     ...(kind === 'burst' && opts.cap === undefined
@@ -95,8 +98,11 @@ export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
 export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): StageSpec | undefined {
   const { limits, workload } = cfg;
   const i = done.length;
+  // A sweep's rows keep their windows open long enough to hold DEFAULT_MIN_SAMPLES requests (WindowRules.sampleWindowMaxMs):
+  // on a slow server, extendFactor × --max-seconds left every row of the default command with too few.
+  const sizedToSamples = cfg.profile === 'sweep';
   const throughput = (): StageSpec => {
-    const window = windowRulesFor('burst', limits, cfg.maxConcurrency !== undefined ? { cap: cfg.maxConcurrency } : {});
+    const window = windowRulesFor('burst', limits, { ...(cfg.maxConcurrency !== undefined ? { cap: cfg.maxConcurrency } : {}), sizedToSamples });
     return {
       kind: 'burst',
       label: 'throughput',
@@ -107,11 +113,11 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
     };
   };
   const closed = (label: string, concurrency: number, stageLimits = limits): StageSpec => {
-    const window = windowRulesFor('closed', stageLimits);
+    const window = windowRulesFor('closed', stageLimits, { sizedToSamples });
     return { kind: 'closed', label, concurrency, limits: stageLimits, workload, ...(window ? { window } : {}) };
   };
-  const open = (rate: number, arrival: ArrivalKind, label = `asynchronous@${rate.toFixed(2)} req/sec`): StageSpec => {
-    const window = windowRulesFor('open', limits, { saturationStop: arrival !== 'trace' /* a replay has no rate to be over */, dispersion: arrivalDispersion(arrival, cfg.burstiness) });
+  const open = (rate: number, arrival: ArrivalKind, label = rateLabel(rate)): StageSpec => {
+    const window = windowRulesFor('open', limits, { saturationStop: arrival !== 'trace' /* a replay has no rate to be over */, dispersion: arrivalDispersion(arrival, cfg.burstiness), sizedToSamples });
     return {
       kind: 'open',
       label,
@@ -137,14 +143,14 @@ export function nextStage(cfg: ProfileConfig, done: readonly StageSummary[]): St
     case 'poisson': {
       const rate = cfg.rates?.[i];
       if (rate === Number.POSITIVE_INFINITY) return allAtOnce(cfg);
-      return rate === undefined ? undefined : open(rate, cfg.profile);
+      return rate === undefined ? undefined : open(rate, cfg.profile, rateLabel(rate, cfg.rates));
     }
     case 'sweep': {
       if (i === 0) return closed('synchronous', 1);
       if (i === 1) return throughput();
       const rates = sweepRates(done, cfg.sweepRates ?? 9);
       const rate = rates[i - 2];
-      return rate === undefined ? undefined : open(rate, cfg.sweepArrival ?? 'constant');
+      return rate === undefined ? undefined : open(rate, cfg.sweepArrival ?? 'constant', rateLabel(rate, rates));
     }
     case 'capacity': {
       const settings = cfg.capacity;
@@ -246,6 +252,27 @@ export function sweepRates(done: readonly StageSummary[], n: number): number[] {
   const lo = Math.min(sync, max);
   const top = lo + SWEEP_TOP_SHARE * (Math.max(sync, max) - lo);
   return Array.from({ length: n }, (_, k) => lo + ((top - lo) * (k + 1)) / n);
+}
+
+/**
+ * An open-loop row's label, `asynchronous@0.67 req/sec`, with as many decimals as it takes (up to 6) for every rate
+ * of its sweep to read differently: on a server whose synchronous and throughput rates lie close together, 0.666 and
+ * 0.675 req/s were both `@0.67`.
+ */
+export function rateLabel(rate: number, all: readonly number[] = [rate]): string {
+  let digits = 2;
+  const distinct = (d: number): boolean => new Set(all.map((r) => r.toFixed(d))).size === new Set(all).size;
+  while (digits < 6 && !distinct(digits)) digits++;
+  return `asynchronous@${rate.toFixed(digits)} req/sec`;
+}
+
+/**
+ * Where a row stands in its run, for progress lines: "3/11" of a known count (at least the rows run so far), or
+ * "probe 3" where the profile decides its rows one at a time (a capacity search: `planned` 0), never a made-up total
+ * such as "[6/6]".
+ */
+export function stageNumberText(index: number, planned: number): string {
+  return planned > 0 ? `${index + 1}/${Math.max(planned, index + 1)}` : `probe ${index + 1}`;
 }
 
 /** Stage count when known up front (for progress); sweeps know theirs once the first two stages ran. */

@@ -39,6 +39,11 @@ export class ReplicaSender implements ExchangeSender {
     return this.senders.length;
   }
 
+  /** How requests are spread (the lines under a row suggest another policy where this one caused an imbalance). */
+  get balance(): BalancePolicy {
+    return this.policy;
+  }
+
   /** Requests handed to each replica so far. */
   sentCounts(): number[] {
     return Array.from(this.sent);

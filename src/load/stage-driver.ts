@@ -24,6 +24,8 @@ export interface RequestToSend {
   allocateId: () => number;
   /** Records of finished turns, as they finish (conversations only). */
   emit: (record: RequestRecord) => void;
+  /** The executor calls this when reply bytes arrive (a streamed token, a head): the row's stall watch sees a live server. */
+  onReply?: () => void;
 }
 
 /**
@@ -202,7 +204,7 @@ export function driveStage(
       if (sendingEndedAt !== undefined && inFlight === 0) end();
     };
     opts.start(
-      { id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: keep },
+      { id, stage: index, itemIndex, scheduledAtMs, clientQueueMs, warmup, spec, allocateId, emit: keep, ...(stall ? { onReply: stallReply } : {}) },
       (record) => {
         keep(record);
         completedInRow++;
@@ -242,6 +244,7 @@ export function driveStage(
           wake();
         }, clock)
       : undefined;
+  const stallReply = (): void => stall?.onReply();
 
   let sendingEndedAt: number | undefined;
   let drainTimer: Timer | undefined;

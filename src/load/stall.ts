@@ -3,13 +3,16 @@ import { type Clock, type Timer, realClock } from '../core/clock.js';
 /**
  * A server that accepts requests and never answers (issue 36): without this a row keeps sending, and piling up open
  * requests, until each request's own first-byte timeout (minutes). The watch calls `onStall` once requests have been
- * open and none has completed (successfully or not) for `stallMs` — counted from the later of the last completion
- * and the moment requests were open again after none were.
+ * open and the server has sent nothing for `stallMs`: no request completed (successfully or not) and no reply bytes
+ * arrived — counted from the later of the last completion or reply and the moment requests were open again after
+ * none were. Streamed bytes count: a burst whose first completion comes after the whole batch has been prefilled and
+ * decoded (300 prompts on vLLM 0.2: ~31 s of streaming before the first request ends) is a busy server, not a silent one.
  */
 export class StallWatch {
   private open = 0;
   private busySince: number;
-  private lastCompletionAt: number;
+  /** The last completion, or the last reply bytes of a request still open (onReply). */
+  private lastReplyAt: number;
   private timer: Timer | undefined;
 
   constructor(
@@ -19,12 +22,12 @@ export class StallWatch {
     private readonly clock: Clock = realClock,
   ) {
     this.busySince = startedAtMs;
-    this.lastCompletionAt = startedAtMs;
+    this.lastReplyAt = startedAtMs;
     // A quarter of the limit (at most a second) between looks: the stop comes within 25% of the limit.
     const every = Math.min(1000, stallMs / 4);
     const look = (): void => {
       const now = clock.now();
-      if (this.open > 0 && now - Math.max(this.lastCompletionAt, this.busySince) >= this.stallMs) {
+      if (this.open > 0 && now - Math.max(this.lastReplyAt, this.busySince) >= this.stallMs) {
         this.onStall(this.open, now);
         return;
       }
@@ -40,7 +43,12 @@ export class StallWatch {
   /** A request finished (ok, failed or cut). */
   onDone(): void {
     this.open--;
-    this.lastCompletionAt = this.clock.now();
+    this.lastReplyAt = this.clock.now();
+  }
+
+  /** An open request received its response head or body bytes: the server is answering. */
+  onReply(): void {
+    this.lastReplyAt = this.clock.now();
   }
 
   stop(): void {

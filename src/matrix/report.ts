@@ -12,7 +12,7 @@ import type { ReportBundle } from '../report/outputs.js';
 import { renderMarkdown, type Table } from '../report/table.js';
 import type { VerdictOptions } from '../report/verdict.js';
 import { openRunDir, type StoredRun } from '../store/run-store.js';
-import type { CellResult, MatrixDoc } from './types.js';
+import type { CellHeadline, CellResult, MatrixDoc } from './types.js';
 
 const f = (v: number | null | undefined, digits: number): string => (v === null || v === undefined ? '—' : v.toFixed(digits));
 
@@ -24,15 +24,48 @@ function capacityCell(c: CellResult): string {
   return `${cap.feasibleMax.toFixed(digits)} ${cap.unit}`;
 }
 
+/**
+ * Which row of a cell's run its headline figures come from (headline.ts), said in the columns, in a Row column and
+ * in a note, so they are not read as the cell's own table: in a grid that row is a burst (every prompt of a grid cell
+ * at once, TTFT with the queue in it) while the grid table's TTFT and ITL are the one-at-a-time pass; a capacity
+ * cell's is its busiest probe that met the SLO.
+ */
+export function headlineSource(doc: MatrixDoc): { tag: string; note: string } {
+  const profiles = new Set(doc.cells.flatMap((c) => (c.headline ? [c.headline.profile] : [])));
+  if (profiles.has('grid')) {
+    return {
+      tag: 'burst',
+      note: "Req/s, output tok/s, TTFT p50 and ITL p50 (burst): each cell's burst with most req/s, where every prompt of that grid cell is sent at once, so TTFT includes the wait in the queue; the grid tables below give TTFT and ITL of the one-at-a-time pass.",
+    };
+  }
+  if (profiles.has('capacity')) {
+    return {
+      tag: 'within SLO',
+      note: "Req/s, output tok/s, TTFT p50 and ITL p50 (within SLO): each cell's busiest probe that met the SLO; a cell where none did shows its busiest probe, marked in Row.",
+    };
+  }
+  return { tag: 'best row', note: "Req/s, output tok/s, TTFT p50 and ITL p50 (best row): all from each cell's row with most req/s (named in Row)." };
+}
+
+/** The row a cell's figures come from; a grid's throughput rows are its bursts. */
+function rowCell(h: CellHeadline | null): string {
+  if (!h?.row) return '—';
+  const row = h.profile === 'grid' ? `${h.row} burst` : h.row;
+  return h.withinSlo === false ? `${row} (missed the SLO)` : row;
+}
+
 /** One row per cell, in matrix order. */
 export function cellsTable(doc: MatrixDoc): Table {
   const withCapacity = doc.cells.some((c) => c.headline?.capacity);
-  const headers = ['Cell', 'Status', 'Values', 'Start-up (s)', 'First request (ms)', 'Req/s (best row)', 'Output tok/s', 'TTFT p50 (ms)', 'ITL p50 (ms)'];
+  // matrix.json files written before headlines named their row have no Row to show.
+  const withRow = doc.cells.some((c) => c.headline?.row !== undefined);
+  const { tag } = headlineSource(doc);
+  const headers = ['Cell', 'Status', 'Values', 'Start-up (s)', 'First request (ms)', ...(withRow ? ['Row'] : []), `Req/s (${tag})`, `Output tok/s (${tag})`, `TTFT p50 (ms, ${tag})`, `ITL p50 (ms, ${tag})`];
   if (withCapacity) headers.push('Capacity');
   const rows = doc.cells.map((c) => {
     const h = c.headline;
     const values = Object.entries(c.params).map(([k, v]) => `${k}=${v}`).join(' ') || (c.url !== undefined ? c.url : '—');
-    const row = [c.name, c.status, values, f(c.startupSeconds, 1), f(c.firstRequestMs, 0), f(h?.requestThroughput, 2), f(h?.outputTokenThroughput, 1), f(h?.ttftMedianMs, 1), f(h?.itlMedianMs, 1)];
+    const row = [c.name, c.status, values, f(c.startupSeconds, 1), f(c.firstRequestMs, 0), ...(withRow ? [rowCell(h)] : []), f(h?.requestThroughput, 2), f(h?.outputTokenThroughput, 1), f(h?.ttftMedianMs, 1), f(h?.itlMedianMs, 1)];
     if (withCapacity) row.push(capacityCell(c));
     return row;
   });
@@ -81,7 +114,7 @@ export function buildMatrixReport(dir: string, doc: MatrixDoc, opts: VerdictOpti
   }
   const markdown = `${head}${note}${bundle ? bundle.markdown : 'No cell measured anything: nothing to compare.\n'}`;
   if (!bundle) return { markdown };
-  const cells = { heading: '## Cells', table: cellsTable(doc), notes: failureLines(doc) };
+  const cells = { heading: '## Cells', table: cellsTable(doc), notes: [...failureLines(doc), headlineSource(doc).note] };
   return {
     markdown,
     bundle: { ...bundle, file: 'matrix', title: `inferbench matrix — ${doc.cells.length} cells`, markdown, sections: [cells, ...bundle.sections] },
@@ -94,6 +127,7 @@ export function matrixHeadMarkdown(doc: MatrixDoc): string {
   const state = doc.state === 'interrupted' ? ' — interrupted: `inferbench matrix --resume DIR` runs the cells not finished' : '';
   const lines = [`# inferbench matrix: ${ok} of ${doc.cells.length} cells measured${state}`, '', renderMarkdown(cellsTable(doc)), ''];
   for (const l of failureLines(doc)) lines.push(`- ${l}`);
+  if (doc.cells.some((c) => c.headline)) lines.push(`- ${headlineSource(doc).note}`);
   lines.push('- Start-up: spawn → ready (the server answers its health/model route and a one-token request); first request: that one-token request on the cold server.');
   if (doc.runArgs.length) lines.push(`- Every cell ran: \`inferbench run ${doc.runArgs.join(' ')}\` against its server.`);
   return `${lines.join('\n')}\n\n`;

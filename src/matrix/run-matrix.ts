@@ -9,6 +9,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LaunchError, fillPlaceholders, freePort, launchServer, logTail, type LaunchedServer, type ReadyAnswer } from '../launch/index.js';
 import type { RunSummaryDoc } from '../results/run-summary.js';
+import { CELL_RUN_DIR } from '../store/nested-runs.js';
 import { headlineOf } from './headline.js';
 import { writeMatrixDoc } from './matrix-file.js';
 import { unfinished, type CellResult, type CellSpec, type MatrixDoc } from './types.js';
@@ -35,7 +36,6 @@ export interface MatrixRun {
   signal: AbortSignal;
 }
 
-export const CELL_RUN_DIR = 'run';
 export const SERVER_LOG = 'server.log';
 
 export async function runMatrix(m: MatrixRun): Promise<MatrixDoc> {
@@ -47,7 +47,7 @@ export async function runMatrix(m: MatrixRun): Promise<MatrixDoc> {
     if (m.signal.aborted) break;
     m.say(`matrix: cell ${i + 1}/${todo.length} ${cell.name}`);
     Object.assign(cell, await runCell(m, cell));
-    m.say(`matrix: ${cell.name}: ${cell.status}${cell.startupSeconds !== null ? `, started in ${cell.startupSeconds.toFixed(1)} s` : ''}${cell.error && cell.status !== 'ok' ? ` — ${cell.error.split('\n')[0]}` : ''}`);
+    for (const line of outcomeLines(cell)) m.say(line);
     writeMatrixDoc(m.dir, doc);
   }
   for (const cell of doc.cells) if (unfinished(cell) && cell.error === null) cell.error = 'not run: the matrix was interrupted (inferbench matrix --resume DIR runs it)';
@@ -134,6 +134,17 @@ async function measure(m: MatrixRun, cell: CellSpec, url: string, runDir: string
   if (out.interrupted) return { status: 'skipped', error: 'interrupted during its run (inferbench matrix --resume DIR runs it again)', headline };
   if (out.exitCode !== 0) return { status: 'run-failed', error: out.error ?? `the run ended with exit code ${out.exitCode} (see its folder)`, headline };
   return { status: 'ok', error: out.note ?? null, headline };
+}
+
+/**
+ * What the terminal says when a cell is done: its status and start-up time; for a cell that failed, why, with the
+ * server log's last lines under it (as matrix.json's `error` keeps them), so a failed start says its reason.
+ */
+export function outcomeLines(cell: CellResult): string[] {
+  const started = cell.startupSeconds !== null ? `, started in ${cell.startupSeconds.toFixed(1)} s` : '';
+  if (cell.status === 'ok' || !cell.error) return [`matrix: ${cell.name}: ${cell.status}${started}`];
+  const [first, ...rest] = cell.error.split('\n');
+  return [`matrix: ${cell.name}: ${cell.status}${started} — ${first}`, ...rest.map((l) => `  ${l}`)];
 }
 
 function withTail(message: string, tail: string): string {

@@ -32,6 +32,10 @@ export interface CellHeadline {
   outputTokenThroughput: number | null;
   ttftMedianMs: number | null;
   itlMedianMs: number | null;
+  /** The row the figures above come from (a capacity cell: the busiest probe that met its SLO). */
+  row?: string;
+  /** Capacity cells: false when no probe met the SLO, so the figures are those of a probe that missed it. */
+  withinSlo?: boolean;
   /** Failed requests ÷ all measured requests over every row. */
   failedShare: number;
   capacity?: { axis: string; unit: string; feasibleMax: number | null; precision: number; verdict: string };

@@ -145,6 +145,8 @@ export class StageAccumulator {
     t.lastToken.push(r.lastTokenAtMs ?? NaN);
     t.outputTokens.push(r.outputTokens);
     t.promptTokens.push(r.promptTokens);
+    // Every request occupies its replica, warm-up and cool-down too: each replica's mean in flight counts them.
+    if (r.replica !== undefined) this.replicas.occupy(r.replica, r.sentAtMs, r.endAtMs);
     if (r.warmup) {
       if (r.cooldown === true) this.cooldown++;
       else this.warmup++;

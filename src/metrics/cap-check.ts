@@ -13,3 +13,16 @@ export function capMismatch(search: CapSearch | undefined): string | undefined {
   if (m.max <= search.cap && !below) return undefined;
   return `the window held ${m.mean.toFixed(1)} requests in flight on average (at most ${m.max}), not the ${search.cap} its cap search kept: its figures describe that load`;
 }
+
+/**
+ * A throughput row whose kept cap queued at the server: the search went down to what the server served at once and
+ * lost rate there, so it kept the queued cap (or ran out of ramp first). Its throughput is the server's, but its time
+ * to first token and latency include the wait of the requests beyond the server's slots.
+ */
+export function capQueue(search: CapSearch | undefined): string | undefined {
+  if (!search) return undefined;
+  const kept = [...search.steps].reverse().find((x) => x.cap === search.cap);
+  const serving = kept?.servingAtOnce;
+  if (!kept?.queued || serving === undefined || serving >= kept.cap) return undefined;
+  return `its ${kept.cap} in flight queued at the server, which served ${serving} at once (${serving} in flight lost throughput): time to first token and latency include the wait of the other ${kept.cap - serving}`;
+}

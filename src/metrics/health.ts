@@ -35,7 +35,12 @@ export class HealthMonitor {
       this.sched0 && sched1 && wallMs > 0
         ? { cpu: (sched1.cpuNs - this.sched0.cpuNs) / 1e6 / wallMs, wait: (sched1.waitNs - this.sched0.waitNs) / 1e6 / wallMs }
         : undefined;
+    // What the run gives to judge by: its successes, and how long its rows ran.
+    const okRequests = stages.reduce((n, s) => n + (s.requests?.ok ?? 0), 0);
+    const rowsS = stages.reduce((t, s) => t + (Number.isFinite(s.durationS) ? s.durationS : 0), 0);
     const verdict = judgeClientHealth({
+      okRequests,
+      rowsS,
       ...(lagSamples > 0 ? { dispatchLagP99Ms: lag } : {}),
       eventLoopDelayP99Ms: loopP99,
       processCpuShare: share,
@@ -69,6 +74,10 @@ export interface HealthEvidence {
   cpuWaitShare?: number;
   /** `--workers`: the busiest load worker's event-loop utilization (0–1). */
   workerBusyShare?: number;
+  /** Successful requests of the run (when known): with none, there are no figures to understate. */
+  okRequests?: number;
+  /** Seconds its rows ran (when known): below MIN_JUDGED_S, start-up work (compiling, first connections) is most of what the figures saw. */
+  rowsS?: number;
 }
 
 /** Dispatch lag (ms, p99) above which timers count as late. */
@@ -79,6 +88,8 @@ export const LATE_LOOP_MS = 20;
 export const BUSY_CLIENT_SHARE = 0.5;
 /** The main thread waited for a CPU this share of the time or more: other work held the cores. */
 const CPU_WAIT_SHARE = 0.01;
+/** Rows shorter than this in all give no verdict: a few instant replies leave the client's start-up as the figures. */
+export const MIN_JUDGED_S = 1;
 
 /**
  * Whether late timers are the client's own limit. Timers that fire late while the client's thread is mostly idle
@@ -86,8 +97,11 @@ const CPU_WAIT_SHARE = 0.01;
  * cores, a pause — and not by the client's work: the warning then names that, and does not blame the client.
  * The client is blamed only with evidence that it was busy: its own thread (or a load worker) used at least half a
  * core, or the process as a whole used nearly a core where the thread's own share is not known.
+ * A run with no successful request, or whose rows lasted under MIN_JUDGED_S, gets no verdict at all: its figures
+ * are kept, but they describe the client starting (5 instant 501 replies read as "the client may be the bottleneck").
  */
 export function judgeClientHealth(e: HealthEvidence): { clientLimited: boolean; warning?: string } {
+  if (e.okRequests === 0 || (e.rowsS !== undefined && e.rowsS < MIN_JUDGED_S)) return { clientLimited: false };
   const late: string[] = [];
   if (e.dispatchLagP99Ms !== undefined && e.dispatchLagP99Ms > LATE_DISPATCH_MS) late.push(`dispatch lag p99 ${e.dispatchLagP99Ms.toFixed(1)} ms`);
   if (e.eventLoopDelayP99Ms > LATE_LOOP_MS) late.push(`event-loop delay p99 ${e.eventLoopDelayP99Ms.toFixed(1)} ms`);

@@ -42,6 +42,8 @@ export interface StageInputWindowRules {
   measureRequests?: number;
   minSamples: number;
   extendFactor: number;
+  /** Sweep rows: the window may stay open up to this for minSamples (load/window/rules.ts). */
+  sampleWindowMaxMs?: number;
 }
 
 /** What the drivers report about a row's window (StageResult.window); load/window re-exports it. */

@@ -73,7 +73,7 @@ export function steadyStateFigures(acc: StageAccumulator, fromMs: number, toMs: 
     lengthS: fig.lengthS,
     inFlightMedian: median,
     band,
-    requestThroughput: fig.okCompletions / fig.lengthS,
+    requestThroughput: fig.okRequestsDone / fig.lengthS,
     outputTokenThroughput: fig.outputTokens / fig.lengthS,
     sendRate: fig.sends / fig.lengthS,
     ...(ttftStats ? { ttftMs: ttftStats } : {}),

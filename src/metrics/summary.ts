@@ -1,7 +1,7 @@
 import { METRIC_NAMES } from '../results/metric-names.js';
 import type { ServerTelemetry, StageSummary } from '../results/stage.js';
 import type { Slo } from '../results/stats.js';
-import { capMismatch } from './cap-check.js';
+import { capMismatch, capQueue } from './cap-check.js';
 import { CHANCE_SHARED_TOKENS } from './cache-chance.js';
 import { driftWarning } from './drift.js';
 import { StageAccumulator } from './accumulator.js';
@@ -51,7 +51,8 @@ export function summarizeStage(result: StageInput, slo?: Slo, options: { steadyS
   // Batch rows keep their whole-row figures: every measured request, first send → last completion.
   const durationS = fig ? fig.lengthS : 0;
   const rate = (n: number): number => (durationS > 0 ? n / durationS : 0);
-  const okDone = steady ? (fig?.okCompletions ?? 0) : acc.ok;
+  // req/s as robust as output tok/s: each success counted over its stream (window-figures.ts).
+  const okDone = steady ? (fig?.okRequestsDone ?? 0) : acc.ok;
   const outTokens = steady ? (fig?.outputTokens ?? 0) : acc.outputTokens;
   const promptTokens = steady ? (fig?.promptTokens ?? 0) : acc.promptTokens;
 
@@ -145,7 +146,7 @@ export function summarizeStage(result: StageInput, slo?: Slo, options: { steadyS
     summary.prefixCacheSource = 'usage';
   }
   if (acc.replicas.size > 0) {
-    summary.replicas = acc.replicas.figures(durationS);
+    summary.replicas = acc.replicas.figures(durationS, fig ? { fromMs: from, toMs: to } : undefined);
     const lines = replicaWarnings(summary.replicas);
     if (lines.length > 0) summary.replicaWarnings = lines;
   }
@@ -257,7 +258,8 @@ export function arrivalDispersion(arrival: string | undefined, burstiness?: numb
  * A time-limited window (not --max-requests, whose count the user chose) that closed with fewer than minSamples
  * requests sent in it: the row could not gather enough to describe its load. The window stays open up to
  * extendFactor × --max-seconds for them, so at the rate the row sent, --max-seconds of
- * minSamples / (rate × extendFactor) would do; a quarter more for noise.
+ * minSamples / (rate × extendFactor) would do; a quarter more for noise. A sweep row's window could stay open up to
+ * sampleWindowMaxMs (`sizedLimitS`): at its rate the requests took longer than that.
  */
 function fewRequests(s: StageSummary, rules: StageInputWindowRules | undefined): StageSummary['fewRequests'] {
   if (!rules || rules.measureMs === undefined || rules.measureRequests !== undefined || s.interrupted || s.stoppedEarly) return undefined;
@@ -265,7 +267,9 @@ function fewRequests(s: StageSummary, rules: StageInputWindowRules | undefined):
   if (held >= rules.minSamples) return undefined;
   const rate = s.sendRate > 0 ? s.sendRate : s.completionRate ?? 0;
   const suggestedMaxSeconds = rate > 0 ? Math.ceil((1.25 * rules.minSamples) / (rate * rules.extendFactor)) : 0;
-  return { held, min: rules.minSamples, suggestedMaxSeconds };
+  const sizedLimitS = rules.sampleWindowMaxMs !== undefined ? rules.sampleWindowMaxMs / 1000 : undefined;
+  const outgrew = sizedLimitS !== undefined && rate > 0 && rules.minSamples / rate > sizedLimitS;
+  return { held, min: rules.minSamples, suggestedMaxSeconds, extendFactor: rules.extendFactor, ...(outgrew ? { sizedLimitS } : {}) };
 }
 
 /** Reasons a windowed row's figures may not describe the steady state its label promises. */
@@ -273,6 +277,8 @@ function steadyWarnings(s: StageSummary, unsettled: boolean): string[] {
   const out: string[] = [];
   const cap = capMismatch(s.window?.capSearch);
   if (cap) out.push(cap);
+  const queue = capQueue(s.window?.capSearch);
+  if (queue) out.push(queue);
   if (unsettled) out.push(`the ramp-up had not settled after ${(s.window?.startS ?? 0).toFixed(1)} s (its requests were still getting slower): the window opened anyway`);
   const e2e = s.metrics.e2eMs?.median;
   if (e2e !== undefined && s.durationS > 0 && e2e / 1000 > s.durationS) {

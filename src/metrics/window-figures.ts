@@ -5,6 +5,14 @@ export interface WindowFigures {
   lengthS: number;
   /** Successful completions inside the window. */
   okCompletions: number;
+  /**
+   * Successful requests done inside the window, counted as output tokens are: each request's one completion spread
+   * over its stream (first → last token), the share of it inside the window — at its end for a reply with no token
+   * times. The row's req/s: a whole count moves by one for a completion an instant either side of an edge, and
+   * completions bunched at the window's close (a busy host delivering several at once) put 21.03 req/s on a row
+   * sending 20 while its output tok/s was exact.
+   */
+  okRequestsDone: number;
   /** Completions of any outcome (ok or failed) inside the window. */
   completions: number;
   /** Requests sent inside the window. */
@@ -34,6 +42,7 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
   // and in virtual time a whole batch can finish at that instant.
   const completedInside = (x: number): boolean => x > fromMs && x <= toMs;
   let okCompletions = 0;
+  let okRequestsDone = 0;
   let completions = 0;
   let sends = 0;
   let outputTokens = 0;
@@ -63,6 +72,7 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
       if (completedInside(e)) {
         outputTokens += n;
         promptTokens += prompt[i] as number;
+        okRequestsDone += 1;
       }
       continue;
     }
@@ -70,13 +80,17 @@ export function windowFigures(acc: StageAccumulator, fromMs: number, toMs: numbe
       outputTokens += 1;
       promptTokens += prompt[i] as number;
     }
-    if (n > 1 && l > f) outputTokens += ((n - 1) * Math.max(0, Math.min(l, toMs) - Math.max(f, fromMs))) / (l - f);
+    // The share of the stream inside the window; a stream of one instant counts where it ends (as its last token).
+    const share = l > f ? Math.max(0, Math.min(l, toMs) - Math.max(f, fromMs)) / (l - f) : completedInside(Number.isNaN(l) ? e : l) ? 1 : 0;
+    okRequestsDone += share;
+    if (n > 1 && l > f) outputTokens += (n - 1) * share;
     else if (n > 1 && inside(l)) outputTokens += n - 1;
   }
   const lengthMs = Math.max(1e-6, toMs - fromMs);
   return {
     lengthS: lengthMs / 1000,
     okCompletions,
+    okRequestsDone,
     completions,
     sends,
     outputTokens,

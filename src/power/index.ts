@@ -6,3 +6,4 @@ export * from './integrate.js';
 export * from './energy.js';
 export * from './readings.js';
 export * from './sampler.js';
+export * from './replica-power.js';

@@ -79,7 +79,7 @@ export function buildCompareBundle(runs: StoredRun[], opts: VerdictOptions, tool
   }
   const names = seriesNames(runs);
   const sections = compareSections(runs, names);
-  const tableNotes = compareNoteLines(sections);
+  const tableNotes = compareNoteLines(sections, opts.mismatches);
   const verdict = runs[0]?.summary.layout === 'grid' ? computeGridVerdict(runs, names, opts) : computeVerdict(runs, names, opts);
   const capacity = rankCapacity(runs, names, opts);
   const capacityPart = capacity ? { table: capacity.table, lines: capacity.lines } : undefined;

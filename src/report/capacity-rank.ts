@@ -1,4 +1,5 @@
 import type { CapacityResult } from '../load/capacity-types.js';
+import { findHardware } from '../sim/catalog/registry.js';
 import type { StoredRun } from '../store/run-store.js';
 import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell, type PriceOptions } from './gpu-prices.js';
 import { capacityCell, capacityTerms, loadText, probeRow, sloLimitsText, type CapacityTerms } from './capacity-text.js';
@@ -9,7 +10,9 @@ import type { Table } from './table.js';
  *
  * Definitions (printed under the table):
  * - capacity: the run's `feasibleMax` — the highest load whose probes met the SLO (monotone fit), ± the search's precision;
- * - capacity per GPU: capacity ÷ the run's GPUs (`--gpus`; 1 when the run did not record it, said so in the cell);
+ * - capacity per GPU: capacity ÷ the run's GPUs (`--gpus`; 1 when the run recorded its GPU but not their count, said
+ *   so in the cell); none for a run on a CPU, or one that recorded no hardware at all (a llama.cpp server on a CPU
+ *   records neither), and no such column when no run has one;
  * - requests per $: the requests served in one hour at capacity ÷ that hour's price of the run's GPUs
  *   (`--gpu-hour-price` × GPUs; with per-GPU prices, the price of the run's own GPU). On the rate axis the rate at capacity is the capacity itself; on the concurrency axis
  *   it is the achieved request rate of the passing probes at the capacity's stream count (their mean when repeated).
@@ -22,6 +25,8 @@ export interface CapacityRankEntry {
   gpus: number;
   /** The run did not record its GPU count: per-GPU and per-$ figures count it as 1. */
   gpusAssumed: boolean;
+  /** What the run ran on, as far as it recorded: GPUs, a CPU (`--gpu` named one), or nothing recorded. */
+  hardware: 'gpu' | 'cpu' | 'unrecorded';
   axis: CapacityResult['axis'];
   unit: CapacityResult['unit'];
   feasibleMax: number | null;
@@ -48,6 +53,23 @@ export interface CapacityRanking {
   lines: string[];
   /** The runs' common terms (SLO, attainment, error limit, axis); null for a term the runs differ in. */
   terms: { [K in keyof CapacityTerms]: string | null };
+}
+
+/** GPUs, a CPU (a catalogue CPU or a `cpu:…` spec as `--gpu`), or neither GPU nor count recorded. */
+function hardwareKind(context: StoredRun['summary']['context']): CapacityRankEntry['hardware'] {
+  if (context.gpu === undefined) return context.gpus === undefined ? 'unrecorded' : 'gpu';
+  try {
+    return findHardware(context.gpu).cpu !== undefined ? 'cpu' : 'gpu';
+  } catch {
+    return 'gpu';
+  }
+}
+
+/** The hardware cell: `8× H100`, `1× A100-80GB (count not recorded: 1 assumed)`, `CPU EPYC-9654`, `not recorded`. */
+function hardwareCell(e: CapacityRankEntry): string {
+  if (e.hardware === 'cpu') return `CPU ${e.gpu}`;
+  if (e.hardware === 'unrecorded') return 'not recorded';
+  return `${e.gpus}× ${e.gpu ?? 'GPU'}${e.gpusAssumed ? ' (count not recorded: 1 assumed)' : ''}`;
 }
 
 /** Request rate at capacity: the capacity on the rate axis, the passing probes' achieved rate on the concurrency axis. */
@@ -88,6 +110,7 @@ export function rankCapacity(runs: readonly StoredRun[], names: readonly string[
   const rows = picked.map(({ run, series, c }) => {
     const { context, target } = run.summary;
     const gpus = context.gpus ?? 1;
+    const hardware = hardwareKind(context);
     const perS = requestsPerSAtCapacity(run, c);
     const price = runPrice(run, opts).price ?? null;
     return {
@@ -96,14 +119,15 @@ export function rankCapacity(runs: readonly StoredRun[], names: readonly string[
       engine: target.engine && target.engine !== 'unknown' ? target.engine : context.engine,
       gpu: context.gpu ?? null,
       gpus,
-      gpusAssumed: context.gpus === undefined,
+      gpusAssumed: hardware === 'gpu' && context.gpus === undefined,
+      hardware,
       axis: c.axis,
       unit: c.unit,
       feasibleMax: c.feasibleMax,
       firstBreach: c.firstBreach,
       precision: c.precision,
       requestsPerSAtCapacity: perS,
-      capacityPerGpu: c.feasibleMax === null ? null : c.feasibleMax / gpus,
+      capacityPerGpu: c.feasibleMax === null || hardware !== 'gpu' ? null : c.feasibleMax / gpus,
       gpuHourPrice: price,
       requestsPerDollar: price !== null && perS !== null ? (perS * 3600) / (price * gpus) : null,
       c,
@@ -114,7 +138,7 @@ export function rankCapacity(runs: readonly StoredRun[], names: readonly string[
   const key = (r: (typeof rows)[number]): number | null => (sameUnit ? r.feasibleMax : r.requestsPerSAtCapacity);
   const last = rows.length;
   const rank = ranksBy(rows, key).map((r) => r ?? last);
-  const perGpuKey = (r: (typeof rows)[number]): number | null => (sameUnit ? r.capacityPerGpu : r.requestsPerSAtCapacity === null ? null : r.requestsPerSAtCapacity / r.gpus);
+  const perGpuKey = (r: (typeof rows)[number]): number | null => (r.hardware !== 'gpu' ? null : sameUnit ? r.capacityPerGpu : r.requestsPerSAtCapacity === null ? null : r.requestsPerSAtCapacity / r.gpus);
   const rankPerGpu = ranksBy(rows, perGpuKey);
   const rankPerDollar = ranksBy(rows, (r) => r.requestsPerDollar);
   const order = rows.map((_, i) => i).sort((a, b) => (rank[a] as number) - (rank[b] as number) || a - b);
@@ -135,7 +159,9 @@ export function rankCapacity(runs: readonly StoredRun[], names: readonly string[
 
 function rankingTable(entries: readonly CapacityRankEntry[], caps: readonly CapacityResult[], runs: readonly StoredRun[], opts: PriceOptions): Table {
   const concurrency = entries.some((e) => e.axis === 'concurrency');
-  const headers = ['Rank', 'Run', 'Engine', 'GPUs', 'Capacity', 'First failure', 'Capacity per GPU (rank)'];
+  // Per GPU only where some run ran on GPUs; a CPU server (or one that recorded no hardware) has no GPU to divide by.
+  const perGpu = entries.some((e) => e.hardware === 'gpu');
+  const headers = ['Rank', 'Run', 'Engine', perGpu ? 'GPUs' : 'Hardware', 'Capacity', 'First failure', ...(perGpu ? ['Capacity per GPU (rank)'] : [])];
   if (concurrency) headers.push('req/s at capacity');
   if (pricesGiven(opts)) headers.push(`Requests per $ at capacity (${priceBasis(runs, opts)}) (rank)`);
   const rows = entries.map((e, i) => {
@@ -145,11 +171,11 @@ function rankingTable(entries: readonly CapacityRankEntry[], caps: readonly Capa
       String(e.rank),
       e.series,
       e.engine,
-      `${e.gpus}× ${e.gpu ?? 'GPU'}${e.gpusAssumed ? ' (count not recorded: 1 assumed)' : ''}`,
+      hardwareCell(e),
       capacityCell(c, { predicted: (runs[i] as StoredRun).summary.context.predicted === true }),
       e.firstBreach === null ? (e.feasibleMax === null ? '—' : 'none (search ceiling)') : loadText(e.firstBreach, e.unit),
-      e.capacityPerGpu === null ? '—' : `${num(e.capacityPerGpu)} ${perGpuUnit} (#${e.rankPerGpu})`,
     ];
+    if (perGpu) row.push(e.capacityPerGpu === null ? (e.hardware === 'gpu' ? '—' : `— (${e.hardware === 'cpu' ? 'a CPU' : 'no GPU recorded'})`) : `${num(e.capacityPerGpu)} ${perGpuUnit} (#${e.rankPerGpu})`);
     if (concurrency) row.push(e.requestsPerSAtCapacity === null ? '—' : num(e.requestsPerSAtCapacity));
     if (pricesGiven(opts)) {
       const price = runPrice(runs[i] as StoredRun, opts);

@@ -2,9 +2,10 @@ import { configError } from '../core/errors.js';
 import type { CapacityResult } from '../load/capacity-types.js';
 import type { MetricName, StageSummary } from '../results/index.js';
 import { cacheBeyondChance } from '../metrics/cache-chance.js';
-import { cellSamples, f2, failureCell, isEmbeddingsRun, pct, samples, serverCell, sloCell, sloHeader } from './layouts.js';
+import { cellSamples, f2, failureCell, isEmbeddingsRun, pct, samples, SERVER_GAUGES_HEADER, serverCell, sloCell, sloHeader } from './layouts.js';
 import type { ReportRow } from './report-rows.js';
 import { withPrediction } from './prediction-cell.js';
+import { avgWattsCell, jPerTokenCell } from './energy-notes.js';
 
 /** What a column needs besides its row. */
 export interface ColumnContext {
@@ -36,14 +37,6 @@ const tput = (pick: (s: StageSummary) => number | undefined, repeatKey?: string)
 const lat = (pick: (s: StageSummary) => number | undefined, repeatKey?: string, scale = 1) => (r: ReportRow): string =>
   hasOk(r.latency) ? figure(r.latency, pick, repeatKey, scale) : '—';
 const fixed = (h: string) => (): string => h;
-/** An energy figure of a row (results/energy.ts): `invalid` where the power readings did not cover the window. */
-function energyCell(s: StageSummary | undefined, pick: (e: NonNullable<StageSummary['energy']>) => number | undefined, digits: number, evenIfInvalid = false): string {
-  const e = s?.energy;
-  if (!e) return '—';
-  if (!e.valid && !evenIfInvalid) return 'invalid';
-  const v = pick(e);
-  return v === undefined ? '—' : v.toFixed(digits);
-}
 
 const PERCENTILES = [
   ['p50', 'median'],
@@ -131,10 +124,15 @@ export const TERMINAL_COLUMNS: readonly TerminalColumn[] = [
     name: 'j-token',
     header: fixed('J/token'),
     help: "--power: GPU energy per output token over the row's window, J (invalid: the readings did not cover it)",
-    cell: (r) => energyCell(r.throughput, (e) => e.joulesPerOutputToken, 3),
+    cell: (r) => jPerTokenCell(r.throughput?.energy),
   },
-  { name: 'avg-w', header: fixed('Avg W'), help: "--power: mean power of the deployment's GPUs over the row's window, W", cell: (r) => energyCell(r.throughput, (e) => e.avgWatts, 0, true) },
-  { name: 'server', header: fixed('Server run/wait/KV'), help: "the server's /metrics: peak running / waiting requests, peak KV-cache use", cell: (r) => serverCell(r.throughput) },
+  { name: 'avg-w', header: fixed('Avg W'), help: "--power: mean power of the deployment's GPUs over the row's window, W (— where the readings did not cover it)", cell: (r) => avgWattsCell(r.throughput?.energy) },
+  {
+    name: 'server',
+    header: fixed(SERVER_GAUGES_HEADER),
+    help: "the server's /metrics over the row's window (several --target URLs: added up): running / waiting requests at its busiest reading (most running + waiting), peak KV-cache use",
+    cell: (r) => serverCell(r.throughput),
+  },
 ];
 
 /** Names standing for several columns. */

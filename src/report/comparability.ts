@@ -114,8 +114,32 @@ export function runMismatches(runs: readonly StoredRun[]): RunMismatch[] {
   return out;
 }
 
-/** "model: Llama-3.1-8B-Instruct (run 1a2b3c4d) vs Llama-3.1-70B-Instruct (run 5e6f7a8b)" — values clipped to one line. */
+/** How much of a value a mismatch line shows, and how much it keeps before the first difference. */
+const SHOWN = 70;
+const LEAD = 24;
+
+/**
+ * Two values cut to one line each where they differ: long values that share a beginning (two window rules) are shown
+ * from shortly before their first difference, "…" marking what was left out, so the part that differs is seen.
+ */
+export function differingParts(a: string, b: string, width = SHOWN): [string, string] {
+  const x = collapse(a);
+  const y = collapse(b);
+  if (x.length <= width && y.length <= width) return [x, y];
+  let p = 0;
+  while (p < x.length && p < y.length && x[p] === y[p]) p++;
+  let start = Math.max(0, p - LEAD);
+  // Start at a word where one is near.
+  const space = x.lastIndexOf(' ', start);
+  if (start > 0 && space >= 0 && start - space < LEAD / 2) start = space + 1;
+  const part = (s: string): string => (start > 0 ? `…${clip(s.slice(start), width - 1)}` : clip(s, width));
+  return [part(x), part(y)];
+}
+
+const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/** "model: Llama-3.1-8B-Instruct (run 1a2b3c4d) vs Llama-3.1-70B-Instruct (run 5e6f7a8b)" — values clipped to one line where they differ. */
 export function mismatchText(m: RunMismatch): string {
-  const v = (s: string): string => clip(s, 70);
-  return `${m.field}: ${v(m.baseline.value)} (run ${m.baseline.run}) vs ${v(m.other.value)} (run ${m.other.run})`;
+  const [base, other] = differingParts(m.baseline.value, m.other.value);
+  return `${m.field}: ${base} (run ${m.baseline.run}) vs ${other} (run ${m.other.run})`;
 }

@@ -1,4 +1,5 @@
 import { onCurve, type StageSummary } from '../metrics/summary.js';
+import { loadRows, risesWithLoad, rowAtStreams, streamsOf } from './matched-load.js';
 import { definitionLines } from '../interop/definitions.js';
 import type { StoredRun } from '../store/run-store.js';
 import { pricesGiven } from './gpu-prices.js';
@@ -54,24 +55,35 @@ function gridSections(runs: readonly StoredRun[], names: readonly string[]): Com
   });
 }
 
-/** Seed 003: one sweep table per configuration; deltas read the first run's curve at this row's achieved rate. */
+/**
+ * Seed 003: one sweep table per configuration; Δ against the first run at the same load (matched-load.ts): a
+ * closed-loop row against the first run's row of the same concurrency, any other row against the first run's curve
+ * read at this row's achieved rate — when that curve is one (its req/s rises with its load).
+ */
 function sweepSections(runs: readonly StoredRun[], names: readonly string[]): CompareSection[] {
-  const firstRows = (runs[0]?.summary.stages ?? []).filter((s) => onCurve(s) && s.kind !== 'burst');
+  const first = runs[0];
+  const firstRows = first ? loadRows(first) : [];
+  const readable = risesWithLoad(firstRows);
   const firstAt = (pick: (s: StageSummary) => number | undefined, x: number): number | undefined =>
-    interpolateAt(firstRows.map((s) => ({ x: s.requestThroughput, y: pick(s) ?? Number.NaN })), x);
+    readable ? interpolateAt(firstRows.map((s) => ({ x: s.requestThroughput, y: pick(s) ?? Number.NaN })), x) : undefined;
   return runs.map((run, i) => {
     const stages = [...run.summary.stages].sort((a, b) => sweepOrder(a) - sweepOrder(b));
     const table = sweepTable(stages);
-    if (i > 0) {
-      table.headers.push('Δ TTFT vs 1st @ same req/s', 'Δ ITL vs 1st @ same req/s');
+    if (i > 0 && first) {
+      const matchedBy = new Set<'concurrency' | 'rate'>();
       stages.forEach((s, r) => {
-        const usable = onCurve(s) && s.kind !== 'burst';
-        const x = s.requestThroughput;
-        table.rows[r]?.push(
-          usable ? delta(s.metrics.ttftMs?.mean, firstAt((f) => f.metrics.ttftMs?.mean, x)) : '—',
-          usable ? delta(s.metrics.itlMs?.mean, firstAt((f) => f.metrics.itlMs?.mean, x)) : '—',
-        );
+        if (!onCurve(s) || s.kind === 'burst') {
+          table.rows[r]?.push('—', '—');
+          return;
+        }
+        const streams = streamsOf(s);
+        const same = streams !== undefined ? rowAtStreams(first, streams) : undefined;
+        const at = (pick: (x: StageSummary) => number | undefined): number | undefined => (same ? pick(same) : firstAt(pick, s.requestThroughput));
+        matchedBy.add(same ? 'concurrency' : 'rate');
+        table.rows[r]?.push(delta(s.metrics.ttftMs?.mean, at((f) => f.metrics.ttftMs?.mean)), delta(s.metrics.itlMs?.mean, at((f) => f.metrics.itlMs?.mean)));
       });
+      const where = matchedBy.size === 1 && matchedBy.has('concurrency') ? 'same concurrency' : matchedBy.size === 1 && matchedBy.has('rate') ? 'same req/s' : 'same load';
+      table.headers.push(`Δ TTFT vs 1st @ ${where}`, `Δ ITL vs 1st @ ${where}`);
     }
     return { run, series: names[i] ?? run.id, heading: sweepHeader(run.summary.context), table };
   });
@@ -85,15 +97,25 @@ export function compareSections(runs: readonly StoredRun[], names: readonly stri
  * The lines compare.md prints under its tables (the HTML report carries the same): what the marks and the Δ columns
  * mean, and for runs imported from other tools how their figures map onto inferbench's definitions.
  */
-export function compareNoteLines(sections: readonly CompareSection[]): { legend: string[]; definitions: string[] } {
+export function compareNoteLines(sections: readonly CompareSection[], shown: readonly string[] = []): { legend: string[]; definitions: string[] } {
   const runs = sections.map((s) => s.run);
   const legend: string[] = [];
   if (runs.some((r) => r.summary.stages.some((s) => s.belowTarget))) legend.push('\\* completed under 90% of the target rate: the server could not keep up.');
-  legend.push('Δ columns: change against the first run (for sweeps, its curve read at the same achieved request rate).');
+  if (runs[0]?.summary.layout === 'grid') legend.push('Δ columns: change against the first run, cell by cell.');
+  else {
+    legend.push('Δ columns: change against the first run — a closed-loop row against its row of the same concurrency, other rows against its curve read at the same achieved request rate.');
+    const firstRows = runs[0] ? loadRows(runs[0]) : [];
+    if (firstRows.length >= 2 && !risesWithLoad(firstRows)) {
+      legend.push("The first run's req/s does not rise with its load (added load only queued), so its curve is not read between rows: a row with no row of the same concurrency there has no Δ.");
+    }
+  }
   const gaps = measuredLengthGaps(runs, sections.map((s) => s.series));
   if (gaps.length > 0) {
     const where = gaps.some((g) => g.cell !== undefined) ? `${LENGTH_GAP_MARK} on a Δ: that cell's` : 'the runs\'';
-    legend.push(`${where} measured mean lengths differ from the first run's by more than ${MEASURED_LENGTH_TOLERANCE * 100}%, so the Δ compares different work — ${lengthGapTexts(gaps).join('; ')}`);
+    const texts = lengthGapTexts(gaps);
+    // The figures once: when the WARNING above the tables already gives them, the legend points to it.
+    const figures = texts.every((t) => shown.includes(t)) ? ' (figures in the WARNING above)' : ` — ${texts.join('; ')}`;
+    legend.push(`${where} measured mean lengths differ from the first run's by more than ${MEASURED_LENGTH_TOLERANCE * 100}%, so the Δ compares different work${figures}`);
   }
   return { legend, definitions: definitionLines(runs, sections.map((s) => s.series)) };
 }
@@ -112,7 +134,7 @@ export function renderCompareMarkdown(
   for (const w of warnings) out.push(`**${w}**`, '');
   if (runs[0]?.summary.layout === 'grid') out.push(`# ${models.join(' vs ')}`, '');
   for (const s of sections) out.push(s.heading, '', renderMarkdown(s.table), '');
-  const notes = compareNoteLines(sections);
+  const notes = compareNoteLines(sections, warnings.length ? (opts.mismatches ?? []) : []);
   out.push(...notes.legend.flatMap((l) => [l, '']));
   if (notes.definitions.length) out.push(...notes.definitions.map((l) => `- ${l}`), '');
   if (capacity) {
@@ -120,7 +142,8 @@ export function renderCompareMarkdown(
     for (const line of capacity.lines) out.push(`- ${line}`);
     out.push('');
   }
-  out.push(`## Verdict at matched load${opts.slo ? ` (SLO: ${sloText(opts.slo)}, no failed request)` : ''}`, '', renderMarkdown(verdict.table), '');
+  const slo = opts.slo ? (verdict.sloText ?? sloText(opts.slo)) : undefined;
+  out.push(`## Verdict at matched load${slo !== undefined ? ` (SLO: ${slo}, no failed request)` : ''}`, '', renderMarkdown(verdict.table), '');
   for (const line of verdict.lines) if (!warnings.includes(line)) out.push(`- ${line}`);
   if (!pricesGiven(opts)) out.push('- Add --gpu-hour-price USD for the cost per 1M output tokens.');
   return `${out.join('\n')}\n`;

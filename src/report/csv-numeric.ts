@@ -68,6 +68,13 @@ const SHARED: readonly NumericColumn[] = [
   counts('server_peak_running', (s) => s.server?.peakRunning),
   counts('server_peak_waiting', (s) => s.server?.peakWaiting),
   counts('server_peak_kv_usage_pct', (s) => (s.server?.peakKvUsage !== undefined ? s.server.peakKvUsage * 100 : undefined)),
+  // The server_peak_* columns above cover the whole row (a throughput row's cap search included, each its own maximum);
+  // these, the measured window alone: running and waiting at its busiest reading, as the table's gauge column.
+  counts('server_window_running_at_peak', (s) => s.server?.window?.runningAtPeak),
+  counts('server_window_waiting_at_peak', (s) => s.server?.window?.waitingAtPeak),
+  counts('server_window_mean_running', (s) => s.server?.window?.meanRunning),
+  counts('server_window_mean_waiting', (s) => s.server?.window?.meanWaiting),
+  counts('server_window_peak_kv_usage_pct', (s) => (s.server?.window?.peakKvUsage !== undefined ? s.server.window.peakKvUsage * 100 : undefined)),
 ];
 
 const SWEEP_ID: readonly NumericColumn[] = [

@@ -2,7 +2,7 @@ import type { StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
 import { gridCells } from './layouts.js';
 import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell } from './gpu-prices.js';
-import { costPerMillion, gpuCount, meetsSlo, mismatchWarning, sloText, type Verdict, type VerdictOptions } from './verdict.js';
+import { costPerMillion, gpuCount, meetsSlo, mismatchWarning, sloAttainmentOf, sloText, type Verdict, type VerdictOptions } from './verdict.js';
 import { judge, meanNoise, noiseText, throughputNoise, weighsNoise, type Noisy } from './verdict-noise.js';
 
 const f = (n: number | undefined, d = 2): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(d));
@@ -31,6 +31,8 @@ function cellsOf(run: StoredRun): Map<string, { key: string; throughput?: StageS
  */
 export function computeGridVerdict(runs: readonly StoredRun[], names: readonly string[], opts: VerdictOptions): Verdict {
   const cellMaps = runs.map(cellsOf);
+  const attainment = sloAttainmentOf(runs, opts);
+  const sloSaid = opts.slo ? sloText(opts.slo, attainment) : undefined;
   const common = [...(cellMaps[0]?.keys() ?? [])].filter((k) => cellMaps.every((m) => m.get(k)?.throughput !== undefined));
   const tokAt = (i: number, k: string): number => cellMaps[i]?.get(k)?.throughput?.outputTokenThroughput ?? Number.NaN;
 
@@ -53,8 +55,8 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
       halfWidth95: parts.length ? Math.hypot(...parts.map((p) => p?.halfWidth95 ?? 0)) / parts.length : 0,
       source: parts.every((p) => p?.source === 'repeat') ? 'repeat' : parts.every((p) => !p || p.source === 'none') ? 'none' : 'row',
     });
-    const meeting = opts.slo ? cells.flatMap((c) => c.stages.filter((s) => meetsSlo(s, opts.slo ?? {}))) : undefined;
-    const slo = opts.slo ? cells.filter((c) => c.stages.some((s) => meetsSlo(s, opts.slo ?? {}))).length : undefined;
+    const meeting = opts.slo ? cells.flatMap((c) => c.stages.filter((s) => meetsSlo(s, opts.slo ?? {}, attainment))) : undefined;
+    const slo = opts.slo ? cells.filter((c) => c.stages.some((s) => meetsSlo(s, opts.slo ?? {}, attainment))).length : undefined;
     // With an SLO, price the busiest load that met it: a load the server serves too slowly is not on offer.
     const costCell = meeting ? top(meeting) : best;
     const price = runPrice(run, opts);
@@ -104,8 +106,8 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
   if (opts.slo) {
     const bySlo = [...per].sort((x, y) => (y.slo ?? 0) - (x.slo ?? 0));
     const [s1, s2] = bySlo;
-    if (s1 && s2 && s1.slo === s2.slo) lines.push(`Cells within the SLO (${sloText(opts.slo)}): a tie at the top, ${s1.slo} cells each for ${bySlo.filter((p) => p.slo === s1.slo).map((p) => p.series).join(', ')}.`);
-    else if (s1) lines.push(`Most cells within the SLO (${sloText(opts.slo)}): ${s1.series} (${s1.slo}/${s1.cells}).`);
+    if (s1 && s2 && s1.slo === s2.slo) lines.push(`Cells within the SLO (${sloSaid}): a tie at the top, ${s1.slo} cells each for ${bySlo.filter((p) => p.slo === s1.slo).map((p) => p.series).join(', ')}.`);
+    else if (s1) lines.push(`Most cells within the SLO (${sloSaid}): ${s1.series} (${s1.slo}/${s1.cells}).`);
   }
   const cheap = per.filter((p) => p.cost !== undefined).sort((x, y) => (x.cost as number) - (y.cost as number));
   if (cheap[0] && cheap[1]) lines.push(`Cheapest per output token (best cell${opts.slo ? ' meeting the SLO' : ''}): ${cheap[0].series} at $${f(cheap[0].cost, 3)} per 1M (vs $${f(cheap[1].cost, 3)}).`);
@@ -127,6 +129,7 @@ export function computeGridVerdict(runs: readonly StoredRun[], names: readonly s
     costCell: p.cost !== undefined ? (p.costCell?.label ?? null) : null,
   }));
   return {
+    ...(sloSaid !== undefined ? { sloText: sloSaid } : {}),
     runs: per.map((p) => ({ series: p.series, ...(p.cost !== undefined && p.price.price !== undefined ? { costPerMillion: p.cost, gpuHourPrice: p.price.price } : {}) })),
     figures,
     table: { headers, rows },

@@ -143,9 +143,21 @@ export function telemetryCharts(names: readonly string[], telemetry: readonly (r
   return out;
 }
 
+/** One power reading on the chart's time axis (seconds from the run's first send). */
+export interface PowerChartPoint {
+  tS: number;
+  gpu: number;
+  watts: number;
+  /** Several --target URLs: whose GPU it is. */
+  replica?: number;
+}
+
+/** The line a reading belongs to: `GPU 0`, `all` (a source's one total), `replica 1 GPU 0`. */
+const powerLineName = (x: PowerChartPoint): string => `${x.replica !== undefined ? `replica ${x.replica} ` : ''}${x.gpu < 0 ? 'all' : `GPU ${x.gpu}`}`;
+
 /** GPU power over time (power.jsonl, `run --power`): one line per run and GPU, beside the server's gauges. */
-export function powerCharts(names: readonly string[], power: readonly (readonly { tS: number; gpu: number; watts: number }[])[]): ChartDef[] {
-  const values = power.flatMap((p, i) => p.map((x) => ({ series: names[i] ?? String(i), gpu: x.gpu < 0 ? 'all' : `GPU ${x.gpu}`, tS: x.tS, watts: x.watts })));
+export function powerCharts(names: readonly string[], power: readonly (readonly PowerChartPoint[])[]): ChartDef[] {
+  const values = power.flatMap((p, i) => p.map((x) => ({ series: names[i] ?? String(i), gpu: powerLineName(x), tS: x.tS, watts: x.watts })));
   if (values.length === 0) return [];
   return [{
     name: 'gpu-power',

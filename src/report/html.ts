@@ -5,7 +5,7 @@ import type { RunDetails, TelemetryPoint } from '../store/run-details.js';
 import type { ChartDef } from './charts/specs.js';
 import { compileSpec, vegaRuntimePath } from './charts/render.js';
 import { escapeHtml as esc, jsonForScript, plainHeading } from './html-escape.js';
-import { powerCharts, rowHistograms, telemetryCharts, timelineCharts, workloadCharts } from './html-charts.js';
+import { powerCharts, rowHistograms, telemetryCharts, timelineCharts, workloadCharts, type PowerChartPoint } from './html-charts.js';
 import { goodputSection, healthSection, htmlTable, rowViewSection, workloadSection, type SampleRequestText } from './html-sections.js';
 import type { Table } from './table.js';
 import { fromMarkdown } from './terminal.js';
@@ -29,7 +29,7 @@ export interface HtmlInput {
   /** Per run: telemetry.jsonl, seconds from the run's first send (empty when the server had no /metrics). */
   telemetry: readonly (readonly TelemetryPoint[])[];
   /** Per run: power.jsonl's watts, seconds from the run's first send (absent or empty: no --power readings). */
-  power?: readonly (readonly { tS: number; gpu: number; watts: number }[])[];
+  power?: readonly (readonly PowerChartPoint[])[];
   /** Per run: sample-requests.json's requests (absent for predictions and older runs). */
   sampleTexts: readonly (SampleRequestText[] | undefined)[];
   /** SLO limits to draw (compare --slo, else the runs' own). */
@@ -79,8 +79,12 @@ function failures(runs: readonly StoredRun[], names: readonly string[], details:
     : '<p>Failures: none recorded — the runs have no request records (requests.jsonl is missing or empty).</p>';
 }
 
-/** A note as table.md writes it (Markdown: `**bold**`, `\\*`), as HTML. */
-const noteHtml = (line: string): string => fromMarkdown(esc(line), { bold: (t) => `<strong>${t}</strong>` });
+/** A note as table.md writes it (Markdown: `**bold**`, `\\*`; nested items on lines of their own, "\n  - "), as HTML. */
+const noteHtml = (line: string): string => {
+  const [head, ...items] = line.split('\n  - ');
+  const html = (t: string): string => fromMarkdown(esc(t), { bold: (x) => `<strong>${x}</strong>` });
+  return `${html(head ?? '')}${items.length ? `<ul>${items.map((i) => `<li>${html(i)}</li>`).join('')}</ul>` : ''}`;
+};
 const noteList = (lines: readonly string[] | undefined): string => (lines?.length ? `<ul class="note table-notes">${lines.map((l) => `<li>${noteHtml(l)}</li>`).join('')}</ul>` : '');
 
 /** One run's (or comparison section's) table with its answer and the lines under it, as table.md has them. */

@@ -7,6 +7,8 @@ import { withReasoningColumns } from './reasoning-columns.js';
 import { INTERRUPTED_MARK, okSentCell, stoppedBeforeMeasuring, stoppedFailureText } from './row-status.js';
 import type { Table } from './table.js';
 import type { TableContext } from '../results/run-summary.js';
+import type { ServerTelemetry } from '../results/stage.js';
+import { avgWattsCell, jPerTokenCell } from './energy-notes.js';
 
 export type { TableContext } from '../results/run-summary.js';
 
@@ -250,11 +252,11 @@ export function gridTable(stages: readonly StageSummary[]): Table {
   }, cells.map((c) => c.latency ?? c.throughput), 'Time to First Token (ms)', ''), cells.map((c) => (c.throughput ?? c.latency) as StageSummary));
 }
 
-/** When the server exposed /metrics: its own peak running / waiting requests and KV-cache use per row. */
+/** When the server exposed /metrics: its own running / waiting requests and KV-cache use at the window's peak (serverGaugesText). */
 function withServerColumn(table: Table, rowStages: readonly StageSummary[]): Table {
   if (!rowStages.some((s) => s.server)) return withEnergyColumns(table, rowStages);
   return withEnergyColumns({
-    headers: [...table.headers, 'Server peak run / wait / KV'],
+    headers: [...table.headers, SERVER_GAUGES_HEADER],
     rows: table.rows.map((r, i) => [...r, serverCell(rowStages[i] as StageSummary)]),
   }, rowStages);
 }
@@ -264,8 +266,7 @@ function withEnergyColumns(table: Table, rowStages: readonly StageSummary[]): Ta
   if (!rowStages.some((s) => s.energy && s.energy.source !== 'simulator')) return table;
   const cells = (s: StageSummary | undefined): string[] => {
     const e = s?.energy;
-    if (!e) return ['—', '—'];
-    return [e.valid && e.joulesPerOutputToken !== undefined ? e.joulesPerOutputToken.toFixed(3) : 'invalid', e.avgWatts.toFixed(0)];
+    return [jPerTokenCell(e), avgWattsCell(e)];
   };
   return {
     headers: [...table.headers, 'J/token', 'Avg W'],
@@ -273,13 +274,27 @@ function withEnergyColumns(table: Table, rowStages: readonly StageSummary[]): Ta
   };
 }
 
-/** The server's own peak running / waiting requests and KV-cache use over a row: "50 / 0 / 6%". */
+/** The gauge column's header, the same in the terminal, table.md and the HTML report. */
+export const SERVER_GAUGES_HEADER = 'Server peak run/wait/KV';
+
+/** A row's server gauges (its /metrics, or its replicas' added up): "50 / 0 / 6%" (serverGaugesText). */
 export function serverCell(s: StageSummary | undefined): string {
-  const v = s?.server;
-  // One sample is a single instant, not the row's peak: fewer than two say nothing about it.
-  if (!v || v.samples < 2) return '—';
-  const kv = v.peakKvUsage !== undefined ? `${(v.peakKvUsage * 100).toFixed(0)}%` : '—';
-  return `${v.peakRunning ?? '—'} / ${v.peakWaiting ?? '—'} / ${kv}`;
+  return serverGaugesText(s?.server);
+}
+
+/**
+ * The server's gauges over the measured window: running / waiting at its busiest reading (the most requests
+ * running + waiting: one moment, so the two add up to what it held), then the window's peak KV-cache use. Runs saved
+ * before the window was recorded show their whole-row peaks, as they always did.
+ */
+export function serverGaugesText(v: ServerTelemetry | undefined): string {
+  if (!v) return '—';
+  const pct = (x: number | undefined): string => (x !== undefined ? `${(x * 100).toFixed(0)}%` : '—');
+  const w = v.window;
+  // One sample is a single instant, not the window's peak: fewer than two say nothing about it.
+  if (w) return w.samples < 2 ? '—' : `${w.runningAtPeak ?? '—'} / ${w.waitingAtPeak ?? '—'} / ${pct(w.peakKvUsage)}`;
+  if (v.samples < 2) return '—';
+  return `${v.peakRunning ?? '—'} / ${v.peakWaiting ?? '—'} / ${pct(v.peakKvUsage)}`;
 }
 
 /** The line above a sweep table, as seed 003 writes it. */

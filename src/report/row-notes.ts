@@ -4,6 +4,8 @@ import { capMismatch } from '../metrics/cap-check.js';
 import { noneFinished, sweepOrder } from './layouts.js';
 import { interruptedNote } from './row-status.js';
 import { replicaNoteLines } from './replica-lines.js';
+import { measuredEnergyLine } from './energy-notes.js';
+import { DEFAULT_EXTEND_FACTOR } from '../load/window.js';
 
 const f2 = (n: number): string => n.toFixed(2);
 
@@ -25,6 +27,19 @@ export function failureWarningLine(rows: readonly StageSummary[]): string | unde
     return `WARNING: ${one(s)}; its figures describe the ${pct(1 - s.failureShare)} that succeeded (see the Failed column)`;
   }
   return `WARNING: ${high.map(one).join('; ')} — each row's figures describe only its requests that succeeded (see the Failed column)`;
+}
+
+/**
+ * One row of the "too few requests" note: what its window held, and the --max-seconds that would hold enough —
+ * with how long windows then stretch, since the window it had was already longer than --max-seconds (kept open
+ * extendFactor × for them: "--max-seconds 11" after a 15.7-s window read as a contradiction without it).
+ */
+function fewRequestsText(s: StageSummary, few: NonNullable<StageSummary['fewRequests']>): string {
+  const window = s.durationS > 0 ? ` in its ${s.durationS.toFixed(1)}-s window (±${f2(1 / s.durationS)} req/s per request)` : '';
+  const sized = few.sizedLimitS !== undefined ? `, ${few.min} at its rate taking longer than the ${few.sizedLimitS} s a sweep keeps a window open for them` : '';
+  const stretch = few.suggestedMaxSeconds * (few.extendFactor ?? DEFAULT_EXTEND_FACTOR);
+  const fix = few.suggestedMaxSeconds > 0 ? `: --max-seconds ${few.suggestedMaxSeconds} would hold ${few.min} (windows then stretch up to ${stretch} s)` : '';
+  return `${s.label} held ${few.held} requests (min ${few.min})${window}${sized}${fix}`;
 }
 
 /**
@@ -63,12 +78,8 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
       return `${s.label} ${e.joulesPerOutputToken !== undefined ? `${e.joulesPerOutputToken.toFixed(3)} J/token` : '— J/token'} at ${e.avgWatts.toFixed(0)} W`;
     }).join('; ')}`);
   }
-  const energy = rows.filter((s) => s.energy && s.energy.source !== 'simulator');
-  if (energy.length > 0) {
-    const e0 = energy[0]?.energy;
-    const invalid = energy.filter((s) => s.energy && !s.energy.valid);
-    out.push(`energy: ${e0?.source} over each row's window (GPU ${e0?.gpus.length ? e0.gpus.join(', ') : 'total'}); J/token = joules / output tokens in the window${invalid.length ? `; no J/token where the readings did not cover the window: ${invalid.map((s) => `${s.label} — ${s.energy?.reason ?? 'invalid'}`).join('; ')}` : ''}`);
-  }
+  const measured = measuredEnergyLine(rows);
+  if (measured) out.push(measured);
   const spec = rows.filter((s) => s.server?.specDecode);
   if (spec.length > 0) {
     out.push(`speculative decoding (the server's counters over each row): ${spec.map((s) => {
@@ -99,7 +110,7 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
         ? `${s.label} (${(100 * c.shareOfPromptTokens).toFixed(0)}% of prompt tokens by the server's /metrics)`
         : `${s.label} (${c.requests} requests, mean ${c.meanCachedTokens.toFixed(0)} cached tokens, ${(100 * c.shareOfPromptTokens).toFixed(0)}% of prompt tokens)`;
     });
-    out.push(`‡ WARNING: the server answered from its prefix cache although every prompt was unique at its start — TTFT is lower than for new prompts (has it served this --seed's prompts before? restart it or pass another --seed): ${list.join('; ')}`);
+    out.push(`‡ WARNING: the server answered from its prefix cache although every prompt was unique at its start — TTFT is lower than for new prompts (a --resume sends none of the prompts its run sent before: has the server served this --seed's prompts in an earlier run? restart it or pass another --seed): ${list.join('; ')}`);
   }
   out.push(...replicaNoteLines(rows));
   const busy = rows.filter((s) => s.idleWait && !s.idleWait.idle);
@@ -120,13 +131,7 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   // Rows that could not gather enough requests in their longest window say so, with what would (item 11b of issue 36).
   const short = rows.filter((s) => s.fewRequests);
   if (short.length > 0) {
-    out.push(`too few requests to describe the load: ${short.map((s) => {
-      const few = s.fewRequests as NonNullable<StageSummary['fewRequests']>;
-      const done = Math.round(s.requestThroughput * s.durationS);
-      const rate = s.durationS > 0 ? `; its req/s counts ${done} completions in ${s.durationS.toFixed(1)} s, ±${f2(1 / s.durationS)} per completion` : '';
-      const fix = few.suggestedMaxSeconds > 0 ? `: extend --max-seconds to ~${few.suggestedMaxSeconds} s` : '';
-      return `${s.label} held ${few.held} requests (min ${few.min})${rate}${fix}`;
-    }).join('; ')}`);
+    out.push(`too few requests to describe the load: ${short.map((s) => fewRequestsText(s, s.fewRequests as NonNullable<StageSummary['fewRequests']>)).join('; ')}`);
   }
   for (const s of rows) {
     // An over-saturated stop is the row's overload reason, said with its * mark already.
@@ -159,7 +164,11 @@ export function rowNoteLines(stages: readonly StageSummary[]): string[] {
   const searched = rows.find((s) => s.window?.capSearch);
   const search = searched?.window?.capSearch;
   if (searched && search) {
-    const steps = search.steps.map((x) => `${x.cap} → ${f2(x.completionRate)} req/s${x.queued ? ' (queued at the server: more in flight would only lengthen the queue)' : ''}`).join(', ');
+    const queued = (x: (typeof search.steps)[number]): string =>
+      !x.queued ? '' : x.servingAtOnce !== undefined && x.servingAtOnce < x.cap
+        ? ` (queued at the server, which served ${x.servingAtOnce} at once: the rest only waited)`
+        : ' (queued at the server: more in flight would only lengthen the queue)';
+    const steps = search.steps.map((x) => `${x.cap} → ${f2(x.completionRate)} req/s${queued(x)}`).join(', ');
     const m = search.measuredInFlight;
     // The cap beside what the window measured: the row's figures describe the latter.
     const measured = m ? `; the window measured ${m.mean.toFixed(1)} in flight on average, at most ${m.max}` : '';

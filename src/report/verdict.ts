@@ -1,6 +1,7 @@
-import { onCurve, type Slo, type StageSummary } from '../metrics/summary.js';
+import type { Slo, StageSummary } from '../metrics/summary.js';
 import type { StoredRun } from '../store/run-store.js';
 import { missingPriceLines, priceBasis, pricesGiven, runPrice, unpricedCell, type PriceOptions } from './gpu-prices.js';
+import { commonConcurrency, loadRows, risesWithLoad, rowAtStreams } from './matched-load.js';
 import { saturationOf } from './saturation.js';
 import { interpolatedNoise, judge, meanNoise, noiseText, throughputNoise, weighsNoise, type Noisy } from './verdict-noise.js';
 import type { Table } from './table.js';
@@ -47,38 +48,62 @@ function latencyAt(run: StoredRun, metric: 'ttftMs' | 'itlMs', repeatKey: string
 
 /** Rows with completions inside their window: an overloaded row still tells the ceiling (peak tokens/s). */
 const measuredRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter((s) => s.requests.ok > 0 && s.requestThroughput > 0);
-/**
- * Rows that kept up with a steady offered load: the points of the latency-vs-throughput curve (a burst
- * "throughput" row has no rate to match).
- */
-const loadRows = (run: StoredRun): StageSummary[] => run.summary.stages.filter((s) => onCurve(s) && s.kind !== 'burst');
+
+const sameSlo = (a: Slo, b: Slo): boolean => a.ttftMs === b.ttftMs && a.itlMs === b.itlMs && a.e2eMs === b.e2eMs;
+
+/** The percentile a share of requests within a limit is read at: 90% → p90; above 95% → p99. */
+const percentileFor = (attainment: number): 'median' | 'p90' | 'p95' | 'p99' => (attainment <= 50 ? 'median' : attainment <= 90 ? 'p90' : attainment <= 95 ? 'p95' : 'p99');
 
 /**
- * A row meets the SLO when nothing failed and every given limit that was measured holds at p99. A figure
- * the row could not measure (no ITL for one-token replies, no TTFT without streaming) neither passes nor
- * fails; a row with no measured limit at all does not meet the SLO.
+ * A row meets the SLO when nothing failed and every given limit that was measured holds at p99 — or, with an
+ * attainment (a capacity run's `--slo-attainment 90`), when that share of its requests met every limit: the row's
+ * own count where it was made against the same limits, else each limit at the matching percentile (p90). A figure
+ * the row could not measure (no ITL for one-token replies, no TTFT without streaming) neither passes nor fails; a
+ * row with no measured limit at all does not meet the SLO.
  */
-export function meetsSlo(s: StageSummary, slo: Slo): boolean {
+export function meetsSlo(s: StageSummary, slo: Slo, attainment?: number): boolean {
   if (s.requests.errors !== 0) return false;
+  if (attainment !== undefined && s.sloAttainment && s.goodput && sameSlo(s.goodput.slo, slo)) return s.sloAttainment.percent >= attainment;
+  const at = attainment === undefined ? 'p99' : percentileFor(attainment);
   let measured = 0;
-  for (const [limit, p99] of [
-    [slo.ttftMs, s.metrics.ttftMs?.p99],
-    [slo.itlMs, s.metrics.itlMs?.p99],
-    [slo.e2eMs, s.metrics.e2eMs?.p99],
+  for (const [limit, value] of [
+    [slo.ttftMs, s.metrics.ttftMs?.[at]],
+    [slo.itlMs, s.metrics.itlMs?.[at]],
+    [slo.e2eMs, s.metrics.e2eMs?.[at]],
   ] as const) {
-    if (limit === undefined || p99 === undefined || !Number.isFinite(p99)) continue;
-    if (p99 > limit) return false;
+    if (limit === undefined || value === undefined || !Number.isFinite(value)) continue;
+    if (value > limit) return false;
     measured++;
   }
   return measured > 0;
 }
 
-export function sloText(slo: Slo): string {
-  const parts: string[] = [];
-  if (slo.ttftMs !== undefined) parts.push(`TTFT p99 ≤ ${slo.ttftMs} ms`);
-  if (slo.itlMs !== undefined) parts.push(`ITL p99 ≤ ${slo.itlMs} ms`);
-  if (slo.e2eMs !== undefined) parts.push(`E2E p99 ≤ ${slo.e2eMs} ms`);
-  return parts.join(', ');
+/**
+ * The SLO as it was given: "TTFT p99 ≤ 600 ms" (compare's rule: every request but 1%), or with an attainment
+ * "90% of requests TTFT ≤ 600 ms" (a capacity run's `--slo ttft:600 --slo-attainment 90`).
+ */
+export function sloText(slo: Slo, attainment?: number): string {
+  const limits: [string, number | undefined][] = [
+    ['TTFT', slo.ttftMs],
+    ['ITL', slo.itlMs],
+    ['E2E', slo.e2eMs],
+  ];
+  const given = limits.filter((l): l is [string, number] => l[1] !== undefined);
+  if (attainment !== undefined) return `${+attainment.toFixed(2)}% of requests ${given.map(([n, v]) => `${n} ≤ ${v} ms`).join(' and ')}`;
+  return given.map(([n, v]) => `${n} p99 ≤ ${v} ms`).join(', ');
+}
+
+/**
+ * The attainment the verdict's SLO holds at: the one given, else the one every run's capacity search used when
+ * they all searched against these limits (a matrix of capacity cells), else none (the p99 rule).
+ */
+export function sloAttainmentOf(runs: readonly StoredRun[], opts: VerdictOptions): number | undefined {
+  if (!opts.slo) return undefined;
+  if (opts.sloAttainment !== undefined) return opts.sloAttainment;
+  const caps = runs.map((r) => r.summary.capacity);
+  const first = caps[0];
+  if (!first || !caps.every((c) => c && sameSlo(c.slo, opts.slo as Slo) && c.attainment === first.attainment)) return undefined;
+  return first.attainment;
 }
 
 /** USD per 1M output tokens when every GPU of the run is billed for the whole hour. */
@@ -88,6 +113,8 @@ export function costPerMillion(pricePerGpuHour: number, gpus: number, outputToke
 
 export interface VerdictOptions extends PriceOptions {
   slo?: Slo;
+  /** Percent of a row's requests that must meet the SLO's limits (absent: the p99 rule, or the runs' capacity searches'). */
+  sloAttainment?: number;
   /** How the runs differ where they should not (compare --allow-mismatch): printed as a WARNING first. */
   mismatches?: string[];
 }
@@ -124,6 +151,10 @@ export type VerdictFigures = { run: string } & Record<string, number | string | 
 export interface Verdict {
   /** The highest achieved request rate every run reached (sweeps). */
   commonRate?: number;
+  /** Closed loops: the highest concurrency every run measured, where their rows are matched directly. */
+  commonConcurrency?: number;
+  /** The SLO as it was given (sloText), when there is one. */
+  sloText?: string;
   runs: RunVerdict[];
   /**
    * compare.json `verdict.figures`: the verdict's numbers, one object per run, each field named with its unit
@@ -147,10 +178,15 @@ export function mismatchWarning(opts: VerdictOptions): string[] {
 }
 
 export function computeVerdict(runs: readonly StoredRun[], names: readonly string[], opts: VerdictOptions): Verdict {
+  const attainment = sloAttainmentOf(runs, opts);
+  // Closed loops match row for row at a concurrency every run measured; other runs are read at a common req/s.
+  const streams = commonConcurrency(runs);
   const maxes = runs.map((r) => Math.max(...loadRows(r).map((s) => s.requestThroughput)));
   const mins = runs.map((r) => Math.min(...loadRows(r).map((s) => s.requestThroughput)));
   const top = Math.min(...maxes);
-  const commonRate = Number.isFinite(top) && top >= Math.max(...mins) ? top : undefined;
+  const commonRate = streams === undefined && Number.isFinite(top) && top >= Math.max(...mins) ? top : undefined;
+  // A run whose req/s does not rise with its load has no curve to read at a rate (matched-load.ts).
+  const unread = new Set(commonRate !== undefined ? runs.flatMap((r, i) => (risesWithLoad(loadRows(r)) ? [] : [i])) : []);
 
   const verdicts: RunVerdict[] = runs.map((run, i) => {
     const v: RunVerdict = { series: names[i] ?? run.id };
@@ -165,10 +201,18 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     }
     let sloRow: StageSummary | undefined;
     if (opts.slo) {
-      sloRow = highest(loadRows(run).filter((s) => meetsSlo(s, opts.slo as Slo)), (s) => s.requestThroughput);
+      sloRow = highest(loadRows(run).filter((s) => meetsSlo(s, opts.slo as Slo, attainment)), (s) => s.requestThroughput);
       v.sloRate = sloRow ? { requestsPerS: sloRow.requestThroughput, row: sloRow.label } : null;
     }
-    if (commonRate !== undefined) {
+    const matched = streams !== undefined ? rowAtStreams(run, streams) : undefined;
+    if (matched) {
+      const measured = weighsNoise(run);
+      const tn = meanNoise(matched, 'ttftMs', 'ttftMean', measured);
+      const ln = meanNoise(matched, 'itlMs', 'itlMean', measured);
+      if (tn) [v.ttftAtCommon, v.ttftNoise] = [tn.value, tn];
+      if (ln) [v.itlAtCommon, v.itlNoise] = [ln.value, ln];
+    }
+    if (commonRate !== undefined && !unread.has(i)) {
       const pts = (pick: (s: StageSummary) => number | undefined): Point[] =>
         loadRows(run).map((s) => ({ x: s.requestThroughput, y: pick(s) ?? Number.NaN }));
       const ttft = interpolateAt(pts((s) => s.metrics.ttftMs?.mean), commonRate);
@@ -197,7 +241,7 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
   });
 
   const allSaturated = verdicts.every((v) => v.peak === undefined || v.saturated);
-  const at = commonRate !== undefined ? ` @ ${f(commonRate)} req/s` : ' (no common rate)';
+  const at = streams !== undefined ? ` @ concurrency ${streams}` : commonRate !== undefined ? ` @ ${f(commonRate)} req/s` : ' (no common load)';
   const headers = ['Run', allSaturated ? 'Output tok/s at saturation' : 'Peak output tok/s (saturated?)', `TTFT mean${at}`, `ITL mean${at}`];
   if (opts.slo) headers.splice(1, 0, `Highest req/s meeting SLO`);
   if (pricesGiven(opts)) {
@@ -215,7 +259,19 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     if (withEnergy) row.push(v.joulesPerMillion !== undefined ? `${f(v.joulesPerMillion / 1e6, 3)} MJ (${f(v.joulesPerMillion / 3.6e6, 3)} kWh)` : '— (no valid energy)');
     return row;
   });
-  const lines = [...mismatchWarning(opts), ...verdictLines(verdicts, commonRate, opts), ...missingPriceLines(runs, names, opts)];
+  const where: MatchedLoad | undefined =
+    streams !== undefined
+      ? { first: `At concurrency ${streams} (the highest every run measured, rows matched directly)`, again: `At concurrency ${streams}` }
+      : commonRate !== undefined
+        ? { first: `At ${f(commonRate)} req/s (the highest rate every run reached)`, again: `At ${f(commonRate)} req/s` }
+        : undefined;
+  const unreadNames = [...unread].map((i) => names[i] ?? runs[i]?.id);
+  const one = unreadNames.length === 1;
+  const unreadLine = unreadNames.length
+    ? [`${unreadNames.join(', ')}: req/s does not rise with ${one ? 'its' : 'their'} load (added streams only queued), so ${one ? 'its' : 'their'} rows are not read at ${f(commonRate)} req/s — compare rows of the same concurrency or rate.`]
+    : [];
+  const sloSaid = opts.slo ? sloText(opts.slo, attainment) : undefined;
+  const lines = [...mismatchWarning(opts), ...verdictLines(verdicts, where, opts, sloSaid), ...unreadLine, ...missingPriceLines(runs, names, opts)];
   const figures = verdicts.map((v, i): VerdictFigures => ({
     run: v.series,
     peakOutputTokensPerS: v.peak?.tokensPerS ?? null,
@@ -224,8 +280,11 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     saturationOutputTokensPerS: v.saturation?.tokensPerS ?? null,
     ...(opts.slo ? { sloHighestRequestsPerS: v.sloRate?.requestsPerS ?? null, sloHighestRow: v.sloRate?.row ?? null } : {}),
     commonRateRequestsPerS: commonRate ?? null,
-    ttftMeanMsAtCommonRate: v.ttftAtCommon ?? null,
-    itlMeanMsAtCommonRate: v.itlAtCommon ?? null,
+    ttftMeanMsAtCommonRate: commonRate !== undefined ? (v.ttftAtCommon ?? null) : null,
+    itlMeanMsAtCommonRate: commonRate !== undefined ? (v.itlAtCommon ?? null) : null,
+    matchedConcurrency: streams ?? null,
+    ttftMeanMsAtMatchedConcurrency: streams !== undefined ? (v.ttftAtCommon ?? null) : null,
+    itlMeanMsAtMatchedConcurrency: streams !== undefined ? (v.itlAtCommon ?? null) : null,
     gpus: runs[i]?.summary.context.gpus ?? 1,
     gpuHourPriceUsd: v.gpuHourPrice ?? null,
     costUsdPerMillionOutputTokens: v.costPerMillion ?? null,
@@ -233,7 +292,15 @@ export function computeVerdict(runs: readonly StoredRun[], names: readonly strin
     costRow: v.costAt?.row ?? null,
     joulesPerMillionOutputTokens: v.joulesPerMillion ?? null,
   }));
-  return { ...(commonRate !== undefined ? { commonRate } : {}), runs: verdicts, figures, table: { headers, rows }, lines };
+  return {
+    ...(commonRate !== undefined ? { commonRate } : {}),
+    ...(streams !== undefined ? { commonConcurrency: streams } : {}),
+    ...(sloSaid !== undefined ? { sloText: sloSaid } : {}),
+    runs: verdicts,
+    figures,
+    table: { headers, rows },
+    lines,
+  };
 }
 
 function costCell(v: RunVerdict, run: StoredRun, opts: VerdictOptions): string {
@@ -270,7 +337,13 @@ function latencyLine(where: string, name: string, pair: [RunVerdict, RunVerdict]
   return `${where}: lowest ${name} ${a.series} (${f(va)} ms vs ${f(vb)} ms).`;
 }
 
-function verdictLines(vs: readonly RunVerdict[], commonRate: number | undefined, opts: VerdictOptions): string[] {
+/** Where the latency lines read their figures: the sentence opening the first line, and the later ones. */
+interface MatchedLoad {
+  first: string;
+  again: string;
+}
+
+function verdictLines(vs: readonly RunVerdict[], where: MatchedLoad | undefined, opts: VerdictOptions, slo: string | undefined): string[] {
   const lines: string[] = [];
   const top = leader(vs, (v) => v.peak?.tokensPerS, true);
   if (top) {
@@ -302,16 +375,16 @@ function verdictLines(vs: readonly RunVerdict[], commonRate: number | undefined,
     const s = leader(vs, (v) => v.sloRate?.requestsPerS, true);
     const only = vs.filter((v) => v.sloRate);
     if (s && judge(exact(s[0].sloRate?.requestsPerS ?? 0), exact(s[1].sloRate?.requestsPerS ?? 0)).kind === 'tie') {
-      lines.push(`Highest load within the SLO (${sloText(opts.slo)}): a tie — ${s[0].series} and ${s[1].series} both at ${f(s[0].sloRate?.requestsPerS)} req/s.`);
-    } else if (s) lines.push(`Highest load within the SLO (${sloText(opts.slo)}): ${s[0].series} at ${f(s[0].sloRate?.requestsPerS)} req/s (next: ${s[1].series} at ${f(s[1].sloRate?.requestsPerS)}).`);
-    else if (only.length === 1) lines.push(`Only ${only[0]?.series} meets the SLO (${sloText(opts.slo)}) at any measured rate: ${f(only[0]?.sloRate?.requestsPerS)} req/s.`);
-    else if (only.length === 0) lines.push(`No run meets the SLO (${sloText(opts.slo)}) at any measured rate.`);
+      lines.push(`Highest load within the SLO (${slo}): a tie — ${s[0].series} and ${s[1].series} both at ${f(s[0].sloRate?.requestsPerS)} req/s.`);
+    } else if (s) lines.push(`Highest load within the SLO (${slo}): ${s[0].series} at ${f(s[0].sloRate?.requestsPerS)} req/s (next: ${s[1].series} at ${f(s[1].sloRate?.requestsPerS)}).`);
+    else if (only.length === 1) lines.push(`Only ${only[0]?.series} meets the SLO (${slo}) at any measured rate: ${f(only[0]?.sloRate?.requestsPerS)} req/s.`);
+    else if (only.length === 0) lines.push(`No run meets the SLO (${slo}) at any measured rate.`);
   }
-  if (commonRate !== undefined) {
+  if (where) {
     const t = leader(vs, (v) => v.ttftAtCommon, false);
     const l = leader(vs, (v) => v.itlAtCommon, false);
-    if (t) lines.push(latencyLine(`At ${f(commonRate)} req/s (the highest rate every run reached)`, 'TTFT', t, (v) => v.ttftAtCommon, (v) => v.ttftNoise));
-    if (l) lines.push(latencyLine(`At ${f(commonRate)} req/s`, 'ITL', l, (v) => v.itlAtCommon, (v) => v.itlNoise));
+    if (t) lines.push(latencyLine(where.first, 'TTFT', t, (v) => v.ttftAtCommon, (v) => v.ttftNoise));
+    if (l) lines.push(latencyLine(where.again, 'ITL', l, (v) => v.itlAtCommon, (v) => v.itlNoise));
   }
   const c = leader(vs, (v) => v.costPerMillion, false);
   if (c && judge(exact(c[0].costPerMillion ?? 0), exact(c[1].costPerMillion ?? 0)).kind === 'tie') {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { capacitySchema } from './capacity.js';
+import { runPowerSchema } from './energy.js';
 import { stageSummarySchema } from './stage.js';
 
 /** The line above a run's tables: what was measured, on what (report/layouts.ts renders it). */
@@ -177,6 +178,8 @@ export const runSummaryDocSchema = z.object({
   shard: shardInfoSchema.optional(),
   /** `inferbench merge`: the shards this run was merged from. */
   merged: mergedFromSchema.optional(),
+  /** `run --power`: what was asked for and what was read (null `found`: no source). */
+  power: runPowerSchema.optional(),
   interrupted: z.boolean().default(false),
   notes: z.array(z.string()).default([]),
   outDir: z.string().optional(),

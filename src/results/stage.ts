@@ -13,12 +13,37 @@ const metricsSchema = z.record(z.string(), statsSchema).transform((all) => {
 /** Throughput rows: the in-flight cap searched in the ramp, and each step's completion rate (load/window.ts). */
 export const capSearchSchema = z.object({
   cap: z.number(),
-  steps: z.array(z.object({ cap: z.number(), completionRate: figure, queued: z.boolean().optional() })),
+  // A step that queued at the server: how many requests the server served at once (`servingAtOnce`, where the search goes down to).
+  steps: z.array(z.object({ cap: z.number(), completionRate: figure, queued: z.boolean().optional(), servingAtOnce: z.number().optional() })),
   measuredInFlight: z.object({ mean: z.number(), max: z.number() }).optional(),
 });
 export type CapSearch = z.output<typeof capSearchSchema>;
 
-/** The server's own gauges over a row, from its Prometheus /metrics (transport/prometheus.ts). */
+/**
+ * The server's gauges over a row's measured window only (the periodic /metrics samples taken inside it; a throughput
+ * row's cap search and every ramp-up lie outside). Running and waiting are read at one moment, the busiest sample:
+ * so they add up to what the server held then.
+ */
+export const serverWindowGaugesSchema = z.object({
+  /** Periodic samples inside the window (fewer than two describe no peak). */
+  samples: z.number(),
+  /** The busiest sample: the most requests the server held (running + waiting), and its running and waiting then. */
+  peakRunningPlusWaiting: z.number().optional(),
+  runningAtPeak: z.number().optional(),
+  waitingAtPeak: z.number().optional(),
+  /** Means over the window's samples (they are taken at a fixed interval: a time average). */
+  meanRunning: z.number().optional(),
+  meanWaiting: z.number().optional(),
+  peakKvUsage: z.number().optional(),
+  meanKvUsage: z.number().optional(),
+});
+export type ServerWindowGauges = z.output<typeof serverWindowGaugesSchema>;
+
+/**
+ * The server's own gauges over a row, from its Prometheus /metrics (transport/prometheus.ts). The peak and mean
+ * fields at this level cover the whole row, ramp-up and a throughput row's cap search included, each its own maximum
+ * (running and waiting peaks may come from different moments); `window` holds the measured window's.
+ */
 export const serverTelemetrySchema = z.object({
   samples: z.number(),
   peakRunning: z.number().optional(),
@@ -34,6 +59,10 @@ export const serverTelemetrySchema = z.object({
   prefixCacheSource: z.enum(['server-counters', 'server-gauge']).optional(),
   /** Speculative decoding over the row, from the counters' increase: accepted / draft tokens. */
   specDecode: z.object({ draftTokens: z.number(), acceptedTokens: z.number(), acceptanceRate: z.number() }).optional(),
+  /** Over the measured window only (absent in runs written before it was recorded, and for rows without a window). */
+  window: serverWindowGaugesSchema.optional(),
+  /** Several --target URLs: the row's gauges are the replicas' summed (running, waiting) and their fullest KV cache. */
+  replicas: z.number().optional(),
 });
 export type ServerTelemetry = z.output<typeof serverTelemetrySchema>;
 
@@ -81,6 +110,8 @@ export const replicaFiguresSchema = z.object({
   itlMs: z.object({ p50: figure, p99: figure }).optional(),
   /** Output tokens of the replica's measured successes over the row's window length (the row's own division). */
   outputTokenThroughput: figure,
+  /** Mean requests the client had in flight on the replica over the row's window (ramp-up and cool-down requests included). */
+  meanInFlight: z.number().optional(),
   /** Σ cached / Σ prompt tokens where usage reported them, else the replica's own /metrics over the row. */
   prefixCacheHitRate: z.number().optional(),
   prefixCacheSource: z.enum(['usage', 'server-counters', 'server-gauge']).optional(),
@@ -159,9 +190,10 @@ export const stageSummarySchema = z.object({
   /**
    * A time-limited row whose window held fewer requests than a row needs to describe its load (`min`, the window's
    * DEFAULT_MIN_SAMPLES), even kept open to its longest: how many it held, and the --max-seconds that would gather
-   * `min` at the rate it sent (0 when it sent nothing to go by).
+   * `min` at the rate it sent (0 when it sent nothing to go by); `extendFactor`: how far a window of --max-seconds
+   * stretches for them; `sizedLimitS`: a sweep row's longest window for them (its rate needed longer).
    */
-  fewRequests: z.object({ held: z.number(), min: z.number(), suggestedMaxSeconds: z.number() }).optional(),
+  fewRequests: z.object({ held: z.number(), min: z.number(), suggestedMaxSeconds: z.number(), extendFactor: z.number().optional(), sizedLimitS: z.number().optional() }).optional(),
   /** The row stopped on its stall limit with not one request completed: the server answered nothing. */
   serverSilent: z.boolean().optional(),
   /** Why the row's figures may not describe a steady state (printed under the table). */

@@ -29,8 +29,8 @@ export interface PlanRunner {
 export interface ExecuteOptions {
   prompts: PlanWorkload;
   signal?: AbortSignal;
-  /** `--resume`: the rows already finished and where the request numbering continues. */
-  resume?: { stages: StageSummary[]; nextRequestId: number; requestsSent?: number };
+  /** `--resume`: the rows already finished, where the request numbering continues and this part's id space. */
+  resume?: { stages: StageSummary[]; nextRequestId: number; idBase?: number; requestsSent?: number };
 }
 
 export async function executeRunPlan(plan: RunPlan, runner: PlanRunner, observers: readonly (RunObserver | undefined)[], o: ExecuteOptions): Promise<BenchmarkResult> {
@@ -42,7 +42,14 @@ export async function executeRunPlan(plan: RunPlan, runner: PlanRunner, observer
   const real = runner.clock === 'real';
   const result = await runBenchmark(cfg, runner.stageRunner(events), {
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.resume ? { completed: o.resume.stages, firstRequestId: o.resume.nextRequestId, ...(o.resume.requestsSent !== undefined ? { firstItem: o.resume.requestsSent } : {}) } : {}),
+    ...(o.resume
+      ? {
+          completed: o.resume.stages,
+          firstRequestId: o.resume.nextRequestId,
+          ...(o.resume.idBase !== undefined ? { idBase: o.resume.idBase } : {}),
+          ...(o.resume.requestsSent !== undefined ? { firstItem: o.resume.requestsSent } : {}),
+        }
+      : {}),
     ...(plan.slo ? { slo: plan.slo } : {}),
     ...(plan.load.repeat ? { repeat: plan.load.repeat } : {}),
     ...(plan.window.steadyState ? { steadyState: true } : {}),

@@ -21,9 +21,9 @@ export function dialectOf(facts: ServerFacts): Dialect {
   return getDialect(facts.dialect as ApiName);
 }
 
-/** `sim`: the built-in simulator serving at baseUrl, whose model is known without asking. */
-export async function probeServer(opts: RunOptions, baseUrl: string, sim: { model: string } | undefined): Promise<ServerFacts> {
-  const auth = opts.apiKey ? { apiKey: opts.apiKey } : {};
+/** `sim`: the built-in simulator serving at baseUrl, whose model is known without asking. `signal`: stops the probes. */
+export async function probeServer(opts: RunOptions, baseUrl: string, sim: { model: string } | undefined, signal?: AbortSignal): Promise<ServerFacts> {
+  const auth = { ...(opts.apiKey ? { apiKey: opts.apiKey } : {}), ...(signal ? { signal } : {}) };
   if (opts.api === 'auto') {
     const found = await detectEngine(baseUrl, auth);
     const model = opts.model ?? sim?.model ?? found.model ?? found.models[0] ?? (MODEL_OPTIONAL.has(found.api) ? 'served model' : undefined);
@@ -38,6 +38,7 @@ export async function probeServer(opts: RunOptions, baseUrl: string, sim: { mode
       engine: found.engine,
       detection: `${engineWithVersion(found)}, model ${model}, speaking ${api}${swapped} (${found.evidence}); override with --api`,
       ...(found.version ? { engineVersion: found.version } : {}),
+      ...simHardwareOf(found),
     };
   }
   let model = opts.model ?? sim?.model;
@@ -60,7 +61,11 @@ export async function probeServer(opts: RunOptions, baseUrl: string, sim: { mode
     engine: found.engine,
     detection: `${engineWithVersion(found)}, speaking ${opts.api} as asked (${found.evidence})`,
     ...(found.version ? { engineVersion: found.version } : {}),
+    ...simHardwareOf(found),
   };
 }
+
+/** An `inferbench sim` target's GPU, count and quantization, recorded as a user's --gpu/--gpus/--quant would be. */
+const simHardwareOf = (found: DetectedEngine): Pick<ServerFacts, 'simHardware'> => (found.simHardware ? { simHardware: { ...found.simHardware } } : {});
 
 const engineWithVersion = (found: DetectedEngine): string => `${found.engine}${found.version ? ` ${found.version}` : ''}`;

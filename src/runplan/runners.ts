@@ -34,6 +34,8 @@ export interface HttpRunnerDeps {
   signal: AbortSignal;
   /** The server's running/waiting gauges, where its /metrics has them (idle waits read them instead of probing). */
   readGauges?: () => Promise<ServerSample | undefined>;
+  /** Whose gauges readGauges reads: the server's (default), or several --target replicas' added up. */
+  gaugesOf?: 'server' | 'replicas';
   /** A line for the user (the barrier's long waits). */
   say: (line: string) => void;
 }
@@ -84,7 +86,7 @@ export function httpPlanRunner(plan: RunPlan, deps: HttpRunnerDeps): PlanRunner 
     const idle = prior.filter((x) => x.label === 'synchronous').map((x) => (dialect.embeddings ? x.metrics.e2eMs : x.metrics.ttftMs)).find((m) => m !== undefined);
     const cut = prev ? (cutByRow.get(prev.index) ?? 0) : 0;
     return waitForIdleServer({
-      ...(deps.readGauges ? { readGauges: deps.readGauges } : {}),
+      ...(deps.readGauges ? { readGauges: deps.readGauges, ...(deps.gaugesOf ? { gaugesOf: deps.gaugesOf } : {}) } : {}),
       probe: () => probeTtft(deps.probeTarget, dialect, server?.model ?? '', deps.workload),
       ...(idle ? { idleTtftMs: idle.median, ...(dialect.embeddings ? { probeLabel: 'latency' } : {}) } : {}),
       // Cut requests (an over-saturated stop, the cool-down's cancellations) count: a server may keep running abandoned requests.

@@ -37,6 +37,8 @@ const resolvedServer = z.strictObject({
   detection: z.string().optional(),
   /** The simulator's own description (`vllm, Llama-3.1-8B on 1× H100 …`) when the target is the built-in one. */
   simDescription: z.string().optional(),
+  /** What an `inferbench sim` target said it simulates (its x-sim-* headers): the run records it as --gpu/--gpus/--quant would. */
+  simHardware: z.strictObject({ gpu: z.string(), gpus: positiveInt, quant: z.string().optional() }).optional(),
 });
 
 const tokenizer = z.strictObject({

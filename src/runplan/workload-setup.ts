@@ -50,12 +50,13 @@ type Target = { baseUrl: string; engine: string; model: string; api: ApiName };
  * sent. Datasets keep the approximate default (their texts are fixed: the server would have to count each one).
  * Where /tokenize is missing or unusable the run falls back to the approximate tokenizer and says why.
  */
-export async function setupWorkload(opts: RunOptions, target: Target): Promise<WorkloadSetup> {
+export async function setupWorkload(opts: RunOptions, target: Target, signal?: AbortSignal): Promise<WorkloadSetup> {
+  const stop = signal ? { signal } : {};
   const t = opts.workload.tokenizer;
   const tokenizeApi = TOKENIZE_API[target.engine.replace(/-legacy$/, '')];
   if (t === 'server') {
     if (!tokenizeApi) throw configError(`--tokenizer server: ${target.engine} has no /tokenize endpoint`, 'pass --tokenizer PATH/tokenizer.json');
-    return buildWorkload(opts, target, await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model }));
+    return buildWorkload(opts, target, await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model, ...stop }));
   }
   if (t !== undefined && t !== 'approx') return buildWorkload(opts, target, await loadHfTokenizer(t));
   const approx = async (why = ''): Promise<WorkloadSetup> => ({ ...(await buildWorkload(opts, target, await loadApproxTokenizer())), warning: APPROX_TOKENIZER_WARNING + why });
@@ -64,7 +65,7 @@ export async function setupWorkload(opts: RunOptions, target: Target): Promise<W
   const started = performance.now();
   try {
     // Not asked for: a server that does not answer /tokenize promptly costs seconds, not the 30 s default.
-    const tokenizer = await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model, timeoutMs: DEFAULT_TOKENIZE_TIMEOUT_MS });
+    const tokenizer = await createServerTokenizer(target.baseUrl, tokenizeApi, opts.apiKey, { model: target.model, timeoutMs: DEFAULT_TOKENIZE_TIMEOUT_MS, ...stop });
     const setup = await buildWorkload(opts, target, tokenizer);
     const ms = performance.now() - started;
     setup.notice = `prompt lengths: exact, calibrated against the server's /tokenize before the first row (${tokenizer.requests} requests, ${ms.toFixed(0)} ms); --tokenizer approx skips this`;

@@ -136,7 +136,9 @@ export function resolveSimEngine(opts: SimEngineOptions): ResolvedSimEngine {
   if (rm && Number.isInteger(tp) && rm.spec.heads % tp !== 0) {
     problems.push(`${rm.spec.heads} attention heads of ${rm.spec.name} cannot be split over ${tp} GPUs`);
   }
-  if (problems.length || !baseProfile || !rm || !hw || !kvCacheDtype) throw configError(`invalid simulated engine: ${problems.join('; ')}`);
+  // Each problem names the value given and what is known (e.g. `unknown GPU "H999" (known GPUs: …)`): no prefix about
+  // an "engine" the user never named when the mistake was --gpu or --model.
+  if (problems.length || !baseProfile || !rm || !hw || !kvCacheDtype) throw configError(problems.join('; '));
   const quant: QuantName = explicitQuant ?? rm.impliedQuant ?? 'fp16';
   const cal = opts.calibration ?? DEFAULT_CALIBRATION;
   // Only a given -c splits the context (llama-server -c N --parallel S: N / S tokens per slot, as it logs n_ctx_slot);

@@ -145,6 +145,8 @@ export interface PowerPoint {
   atMs: number;
   gpu: number;
   watts: number;
+  /** Several --target URLs: the replica whose source gave it (its GPUs numbered by its own source). */
+  replica?: number;
 }
 
 /** power.jsonl's readings that carry watts (energy-counter-only sources have none to chart); torn lines skipped. */
@@ -156,7 +158,7 @@ export function readPowerSeries(dir: string): PowerPoint[] {
     if (line.trim() === '') continue;
     try {
       const r = JSON.parse(line) as Record<string, unknown>;
-      if (finite(r['t']) && finite(r['gpu']) && finite(r['watts'])) out.push({ atMs: r['t'], gpu: r['gpu'], watts: r['watts'] });
+      if (finite(r['t']) && finite(r['gpu']) && finite(r['watts'])) out.push({ atMs: r['t'], gpu: r['gpu'], watts: r['watts'], ...(finite(r['replica']) ? { replica: r['replica'] } : {}) });
     } catch {
       // A run killed mid-write leaves a torn last line.
     }

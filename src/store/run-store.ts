@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
 import type { RunSummaryDoc } from '../results/run-summary.js';
+import { findRunDirs, runNameOf } from './nested-runs.js';
 import { holderText, liveHolder, type LockHolder } from './run-lock.js';
 import { firstIssue, manifestSchema, summarySchema, SUPPORTED_SCHEMA_VERSION, type ParsedManifest } from './schema.js';
 
@@ -10,8 +11,9 @@ export const DEFAULT_RESULTS_DIR = 'inferbench-results';
 
 /** A saved run folder, read and validated. */
 export interface StoredRun {
-  /** First 8 hex of sha256(folder name): stable as long as the folder keeps its name. */
+  /** First 8 hex of sha256(name): stable as long as the folder keeps its name (and a cell's run, its matrix's). */
   id: string;
+  /** The folder's name; a matrix cell's or verify candidate's run: `<matrix>/<cell>/run` (store/nested-runs.ts). */
   name: string;
   dir: string;
   summary: RunSummaryDoc;
@@ -39,8 +41,9 @@ export function runStatusLine(run: StoredRun): string | undefined {
   return undefined;
 }
 
-export function runIdOf(folderName: string): string {
-  return createHash('sha256').update(folderName).digest('hex').slice(0, 8);
+/** A run's id from its name (runNameOf: the folder's name for a top-level run, so existing ids never change). */
+export function runIdOf(runName: string): string {
+  return createHash('sha256').update(runName).digest('hex').slice(0, 8);
 }
 
 function readJson(path: string): unknown {
@@ -83,7 +86,7 @@ export function openRunDir(dir: string): StoredRun {
       warnings.push((err as Error).message);
     }
   }
-  const name = basename(abs);
+  const name = runNameOf(abs);
   const status = statusOf(abs, (raw as { complete?: unknown }).complete, summary.interrupted);
   return { id: runIdOf(name), name, dir: abs, summary, ...(manifest ? { manifest } : {}), schemaVersion, warnings, ...(status ? { status } : {}) };
 }
@@ -107,16 +110,11 @@ export interface ListedRun {
   error?: string;
 }
 
-/** Every folder directly under `root` that holds a summary.json, oldest first. */
+/** Every folder directly under `root` that holds a summary.json, and the cells' runs of its matrices, oldest first. */
 export function listRuns(root: string): ListedRun[] {
-  const abs = resolve(root);
-  if (!existsSync(abs)) return [];
   const out: ListedRun[] = [];
-  for (const entry of readdirSync(abs, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const dir = join(abs, entry.name);
-    if (!existsSync(join(dir, 'summary.json'))) continue;
-    const base = { id: runIdOf(entry.name), name: entry.name, dir };
+  for (const { dir, name } of findRunDirs(root)) {
+    const base = { id: runIdOf(name), name, dir };
     try {
       out.push({ ...base, run: openRunDir(dir) });
     } catch (err) {

@@ -9,6 +9,8 @@ import { createFramer, type Framer } from './framing.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
 const BODY_HEAD_CHARS = 2048;
+/** onReply is called for the head, then at most once per this many ms of body reads (a stall watch needs no more). */
+export const REPLY_NOTE_MS = 250;
 
 /**
  * Everything one request observes, whichever HTTP client carries it: the stamps, the body cut into frames
@@ -39,6 +41,8 @@ export class ExchangeRecorder {
   private slotTail = '';
   /** The decoder may hold the first bytes of a character split between reads. */
   private splitChar = false;
+  /** When onReply was last called. */
+  private repliedAt = -Infinity;
 
   constructor(
     private readonly plan: HttpRequestPlan,
@@ -48,6 +52,8 @@ export class ExchangeRecorder {
     private readonly resolve: (ex: Exchange) => void,
     /** Lower-case name of the response header that names the serving replica (`--replica-header`). */
     private readonly replicaHeader?: string,
+    /** The server sent something for this request (its head, body bytes): a run's stall watch (load/stall.ts). */
+    private readonly onReply?: () => void,
   ) {
     this.parser = dialect.createParser(req);
     this.framer = createFramer(plan.framing, (payload, field) => {
@@ -63,6 +69,7 @@ export class ExchangeRecorder {
 
   /** The response head arrived. `header` reads one response header by its lower-case name. */
   head(now: number, status: number, header: (name: string) => string | undefined): void {
+    this.noteReply(now);
     this.ex.headersAtMs = now;
     this.replyStarted = true;
     this.ex.httpStatus = status;
@@ -85,6 +92,7 @@ export class ExchangeRecorder {
   /** Body bytes buf[start, end) of one read (the caller may reuse buf once this returns). */
   data(now: number, buf: Buffer, start: number, end: number): void {
     this.now = now;
+    if (now - this.repliedAt >= REPLY_NOTE_MS) this.noteReply(now);
     if (!this.ok) {
       if (this.errorBody.length < MAX_ERROR_BODY) this.errorBody += this.decoder().write(buf.subarray(start, end));
       return;
@@ -125,6 +133,12 @@ export class ExchangeRecorder {
     const slot = at >= 0 ? this.parser.textSlot?.() : undefined;
     this.slotHead = slot ? text.slice(0, at) + slot.prefix : undefined;
     if (slot) this.slotTail = `${slot.suffix}\n\n`;
+  }
+
+  private noteReply(now: number): void {
+    if (!this.onReply) return;
+    this.repliedAt = now;
+    this.onReply();
   }
 
   /** The body ended cleanly. */

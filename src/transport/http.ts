@@ -47,10 +47,10 @@ export class HttpTarget {
     return this.client.reusesConnections;
   }
 
-  /** Send one request; resolves (never rejects) with everything observed. */
-  send(plan: HttpRequestPlan, dialect: Dialect, req?: GenerationRequest, signal?: AbortSignal): Promise<Exchange> {
+  /** Send one request; resolves (never rejects) with everything observed. `route.onReply`: reply bytes arrived (ExchangeRecorder). */
+  send(plan: HttpRequestPlan, dialect: Dialect, req?: GenerationRequest, signal?: AbortSignal, route?: { onReply?: () => void }): Promise<Exchange> {
     return new Promise<Exchange>((resolve) => {
-      const rec = new ExchangeRecorder(plan, dialect, req, this.apiKey, resolve, this.replicaHeader);
+      const rec = new ExchangeRecorder(plan, dialect, req, this.apiKey, resolve, this.replicaHeader, route?.onReply);
       // One listener per request would pile up on a shared signal; a stop goes through abortAll() instead.
       if (signal?.aborted) {
         rec.fail('E_ABORTED', 'run stopped before the request was sent');

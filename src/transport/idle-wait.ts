@@ -12,6 +12,11 @@ export interface IdleWaitOptions {
   /** A fresh reading of the server's gauges, or undefined when it has none. */
   readGauges?: () => Promise<ServerSample | undefined>;
   /**
+   * Whose /metrics readGauges reads, for the messages: "server" (default), or "replicas" (several --target URLs:
+   * running and waiting added up over every replica, so 0 means each of them is idle).
+   */
+  gaugesOf?: 'server' | 'replicas';
+  /**
    * Without gauges: one probe request (a fresh prompt, one output token) and its time to the first token, or
    * undefined when it failed. Used only when the last row left requests the server may still be running.
    */
@@ -48,6 +53,8 @@ export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOut
         ? `after ${o.previousLabel ?? 'the previous row'} stopped early: `
         : '';
   if (o.readGauges) {
+    const source = o.gaugesOf === 'replicas' ? "every replica's /metrics" : "the server's /metrics";
+    const short = o.gaugesOf === 'replicas' ? "replicas' /metrics, added up" : 'server /metrics';
     let zeros = 0;
     for (;;) {
       const g = await o.readGauges();
@@ -55,11 +62,11 @@ export async function waitForIdleServer(o: IdleWaitOptions): Promise<IdleWaitOut
       zeros = (g.running ?? 0) + (g.waiting ?? 0) === 0 ? zeros + 1 : 0;
       // Every request of the last row was answered: one idle reading will do. After cut requests, two in a row.
       if (zeros >= (o.leftRequests ? 2 : 1)) {
-        const method = o.leftRequests ? `${after}until the server's /metrics read running + waiting = 0 twice, 200 ms apart` : 'server /metrics: running + waiting = 0';
+        const method = o.leftRequests ? `${after}until ${source} read running + waiting = 0 twice, 200 ms apart` : `${short}: running + waiting = 0`;
         return { waitedS: waited(), idle: true, method };
       }
       if (realClock.now() >= deadline || o.signal?.aborted) {
-        return { waitedS: waited(), idle: false, method: `${after}server /metrics: ${g.running ?? 0} running, ${g.waiting ?? 0} waiting` };
+        return { waitedS: waited(), idle: false, method: `${after}${short}: ${g.running ?? 0} running, ${g.waiting ?? 0} waiting` };
       }
       await sleepUntil(realClock.now() + 200, o.signal);
     }

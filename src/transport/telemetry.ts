@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, summarizeSamples, type ServerSample, type ServerTelemetry } from './prometheus.js';
+import { SAMPLED_SERIES, parsePrometheus, sampleFromMetrics, type ServerSample } from './prometheus.js';
 import { createTextGetter, type TextGetter } from './text-get.js';
 
 /** A reading that takes longer than this is skipped. */
 const READ_TIMEOUT_MS = 2000;
+/** Twice a second. */
+export const TELEMETRY_INTERVAL_MS = 500;
 
 /**
  * Samples the server's Prometheus /metrics twice a second during a run (control plane, off the hot path; one
@@ -21,19 +23,27 @@ export class TelemetrySampler {
   constructor(
     baseUrl: string,
     apiKey?: string,
-    private readonly intervalMs = 500,
+    private readonly intervalMs = TELEMETRY_INTERVAL_MS,
   ) {
     this.metrics = createTextGetter(`${baseUrl}/metrics`, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
   }
 
-  /** Resolves once the first sample tells whether the server has /metrics. */
-  async start(): Promise<boolean> {
+  /**
+   * Resolves once the first sample tells whether the server has /metrics. `timer: false`: no timer of its own — the
+   * caller calls tick() (several replicas read on one timer, so that their readings are of one moment).
+   */
+  async start(opts: { timer?: boolean } = {}): Promise<boolean> {
     await this.sample();
-    if (this.available) {
+    if (this.available && opts.timer !== false) {
       this.timer = setInterval(() => void this.sample(), this.intervalMs);
       this.timer.unref();
     }
     return this.available === true;
+  }
+
+  /** One periodic reading now (nothing for a server without /metrics, or while the previous reading is under way). */
+  tick(): Promise<void> {
+    return this.sample();
   }
 
   /** Later samples belong to this row. (No sample here: before the row's first request it would read 0.) */
@@ -51,9 +61,9 @@ export class TelemetrySampler {
     if (s) this.samples.push({ ...s, stage, edge: true });
   }
 
-  /** Gauges of one row, or undefined when nothing was sampled for it. */
-  summarize(stage: number): ServerTelemetry | undefined {
-    return summarizeSamples(this.samples.filter((s) => s.stage === stage));
+  /** One row's readings, periodic and edge (metrics/server-gauges.ts summarizes them, over the row and its window). */
+  samplesOf(stage: number): ServerSample[] {
+    return this.samples.filter((s) => s.stage === stage);
   }
 
   series(): ReadonlyArray<ServerSample & { stage: number }> {

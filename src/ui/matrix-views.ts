@@ -1,20 +1,27 @@
-/** The dashboard's matrices: matrix folders (src/matrix/) directly under the results directory, and one matrix's page. */
+/** The dashboard's matrices: matrix folders (src/matrix/) directly under the results directory (or it, when it is one), and one matrix's page. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { configError } from '../core/errors.js';
 import { isMatrixDir, readMatrixDoc } from '../matrix/matrix-file.js';
 import { cellsTable } from '../matrix/report.js';
 import type { MatrixRow, MatrixView } from './client/api-types.js';
 
-export function listMatrices(root: string): MatrixRow[] {
+/** `inferbench ui --results MATRIX`: the folder served is itself a matrix, listed under its own name. */
+function matrixDirs(root: string): { name: string; dir: string }[] {
   if (!existsSync(root)) return [];
+  const own = isMatrixDir(root) ? [{ name: basename(root), dir: root }] : [];
+  const under = readdirSync(root, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && isMatrixDir(join(root, e.name)))
+    .map((e) => ({ name: e.name, dir: join(root, e.name) }));
+  return [...own, ...under];
+}
+
+export function listMatrices(root: string): MatrixRow[] {
   const rows: MatrixRow[] = [];
-  for (const entry of readdirSync(root, { withFileTypes: true })) {
-    const dir = join(root, entry.name);
-    if (!entry.isDirectory() || !isMatrixDir(dir)) continue;
+  for (const { name, dir } of matrixDirs(root)) {
     try {
       const doc = readMatrixDoc(dir);
-      rows.push({ name: entry.name, createdAt: doc.createdAt.replace('T', ' ').slice(0, 16), state: doc.state, cells: doc.cells.length, ok: doc.cells.filter((c) => c.status === 'ok').length });
+      rows.push({ name, createdAt: doc.createdAt.replace('T', ' ').slice(0, 16), state: doc.state, cells: doc.cells.length, ok: doc.cells.filter((c) => c.status === 'ok').length });
     } catch {
       // A matrix.json being written or damaged: left out of the list until it reads.
     }
@@ -23,8 +30,8 @@ export function listMatrices(root: string): MatrixRow[] {
 }
 
 export function matrixView(root: string, name: string): MatrixView {
-  const dir = join(root, name);
-  if (!/^[^/\\]+$/.test(name) || name === '..' || !isMatrixDir(dir)) throw configError(`no matrix named ${name} in ${root}`);
+  const dir = /^[^/\\]+$/.test(name) && name !== '..' ? matrixDirs(root).find((m) => m.name === name)?.dir : undefined;
+  if (dir === undefined) throw configError(`no matrix named ${name} in ${root}`);
   const doc = readMatrixDoc(dir);
   const md = join(dir, 'matrix.md');
   return {

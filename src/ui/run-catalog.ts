@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configError } from '../core/errors.js';
 import { rowCountText } from '../report/row-status.js';
 import { seriesLabel } from '../report/series.js';
+import { findRunDirs } from '../store/nested-runs.js';
 import { openRunDir, runIdOf, type StoredRun } from '../store/run-store.js';
 import type { RunRow } from './client/api-types.js';
 
@@ -74,20 +75,17 @@ export class RunCatalog {
     this.root = resolve(root);
   }
 
-  /** Every run folder, oldest first (as `ls`); unreadable ones carry their error. */
+  /** Every run folder (matrix cells' runs too: store/nested-runs.ts), oldest first (as `ls`); unreadable ones carry their error. */
   list(): CatalogEntry[] {
-    if (!existsSync(this.root)) return [];
     const seen = new Set<string>();
     const out: CatalogEntry[] = [];
-    for (const d of readdirSync(this.root, { withFileTypes: true })) {
-      if (!d.isDirectory()) continue;
-      const dir = join(this.root, d.name);
+    for (const { dir, name } of findRunDirs(this.root)) {
       const summary = join(dir, 'summary.json');
       let stamp: string;
       try {
         const st = statSync(summary);
         const m = existsSync(join(dir, 'manifest.json')) ? statSync(join(dir, 'manifest.json')).mtimeMs : 0;
-        stamp = `${st.mtimeMs}:${st.size}:${m}`;
+        stamp = `${name}:${st.mtimeMs}:${st.size}:${m}`;
       } catch {
         continue;
       }
@@ -97,7 +95,7 @@ export class RunCatalog {
         out.push(hit.entry);
         continue;
       }
-      const entry = this.read(dir, d.name);
+      const entry = this.read(dir, name);
       this.cache.set(dir, { stamp, entry });
       out.push(entry);
     }
@@ -116,15 +114,13 @@ export class RunCatalog {
 
   /** A cheap signature of the folder: changes when a run appears, disappears or rewrites its summary. */
   signature(): string {
-    if (!existsSync(this.root)) return '';
     const parts: string[] = [];
-    for (const d of readdirSync(this.root, { withFileTypes: true })) {
-      if (!d.isDirectory()) continue;
+    for (const { dir, name } of findRunDirs(this.root)) {
       try {
-        const st = statSync(join(this.root, d.name, 'summary.json'));
-        parts.push(`${d.name}:${st.mtimeMs}:${st.size}`);
+        const st = statSync(join(dir, 'summary.json'));
+        parts.push(`${name}:${st.mtimeMs}:${st.size}`);
       } catch {
-        // not a run folder (yet)
+        // gone since it was found
       }
     }
     return parts.sort().join('|');

@@ -5,18 +5,18 @@ import { healthLine } from '../metrics/health.js';
 import { buildCompareBundle, buildReportBundle } from '../report/bundles.js';
 import type { ChartDef } from '../report/charts/specs.js';
 import { runsSlo } from '../report/charts/axes.js';
-import { rowHistograms, rowKey } from '../report/html-charts.js';
+import { powerCharts, rowHistograms, rowKey } from '../report/html-charts.js';
 import { orderedStages } from '../report/html-sections.js';
 import { rowMarks } from '../report/layouts.js';
 import { mismatchText, runMismatches } from '../report/comparability.js';
 import { plainHeading } from '../report/html-escape.js';
-import { readRunDetails, type RunDetails } from '../store/run-details.js';
+import { readPowerSeries, readRunDetails, type RunDetails } from '../store/run-details.js';
 import type { StoredRun } from '../store/run-store.js';
 import { toolVersion } from '../core/version.js';
 import type { ChartJson, CompareView, RequestsView, RunView, TelemetryView } from './client/api-types.js';
 import type { CatalogEntry } from './run-catalog.js';
 import { redactJson, shellJoin } from './redact.js';
-import { telemetryCharts, ttftScatter, type TelemetrySample } from './ui-charts.js';
+import { RUN_TIME_AXIS, telemetryCharts, ttftScatter, type TelemetrySample } from './ui-charts.js';
 
 const chartJson = (c: ChartDef): ChartJson => ({ name: c.name, title: c.title, spec: c.spec as unknown as Record<string, unknown> });
 
@@ -43,6 +43,8 @@ export function tableFoot(markdown: string): { notes: string[]; verdict?: string
   for (const line of lines.slice(last + 1)) {
     if (/^\*\*.+\*\*$/.test(line)) verdict = plainNote(line.slice(2, -2));
     else if (line.startsWith('- ')) notes.push(plainNote(line.slice(2)));
+    // A nested item (a replica under its row's "replicas in …" note) stays marked as part of the note above it.
+    else if (/^\s+- /.test(line)) notes.push(`↳ ${plainNote(line.replace(/^\s+- /, ''))}`);
     else if (line.trim() !== '') notes.push(plainNote(line));
   }
   return { notes, ...(verdict !== undefined ? { verdict } : {}) };
@@ -108,6 +110,7 @@ export function runView(entry: CatalogEntry & { run: StoredRun }): RunView {
     warnings: run.warnings,
     hasRequests: existsSync(join(entry.dir, 'requests.jsonl')),
     hasTelemetry: existsSync(join(entry.dir, 'telemetry.jsonl')),
+    hasPower: existsSync(join(entry.dir, 'power.jsonl')),
   };
 }
 
@@ -162,15 +165,21 @@ export async function requestsView(entry: CatalogEntry & { run: StoredRun }): Pr
     rows,
     firstRow: firstKey,
     histograms: rows.length ? rowHistograms([d], firstKey, runsSlo([run])).map(chartJson) : [],
-    ...(points.length ? { scatter: ttftScatter(points, `${name} — successful measured requests${d.sampled ? ', a seeded sample' : ''}`) } : {}),
+    ...(points.length ? { scatter: ttftScatter(points, `${name} — successful measured requests${d.sampled ? ', a seeded sample' : ''}`, RUN_TIME_AXIS) } : {}),
   };
 }
 
-export function telemetryView(entry: CatalogEntry & { run: StoredRun }): TelemetryView {
+/**
+ * The server's gauges (telemetry.jsonl) and the GPUs' power (power.jsonl) over the run, on the HTML report's time axis:
+ * seconds from the run's first request, the zero of the TTFT scatter too.
+ */
+export async function telemetryView(entry: CatalogEntry & { run: StoredRun }): Promise<TelemetryView> {
   const path = join(entry.dir, 'telemetry.jsonl');
-  if (!existsSync(path)) return { samples: 0, charts: [] };
   const samples: TelemetrySample[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+  const lines = existsSync(path) ? readFileSync(path, 'utf8').split('\n') : [];
+  const power = readPowerSeries(entry.dir);
+  if (lines.length === 0 && power.length === 0) return { samples: 0, charts: [] };
+  for (const line of lines) {
     if (line.trim() === '') continue;
     try {
       const s = JSON.parse(line) as Partial<TelemetrySample>;
@@ -180,7 +189,14 @@ export function telemetryView(entry: CatalogEntry & { run: StoredRun }): Telemet
     }
   }
   const labels = new Map(entry.run.summary.stages.map((s) => [s.index, s.label]));
-  return { samples: samples.length, charts: telemetryCharts(samples, labels) };
+  // No requests.jsonl (--records none): the first reading stands in for the first request.
+  const firstSend = (await cachedDetails(entry.dir)).firstSendMs;
+  const zeroMs = Number.isFinite(firstSend) ? firstSend : Math.min(...samples.map((x) => x.atMs), ...power.map((x) => x.atMs));
+  const powerPoints = power.map(({ atMs, ...p }) => ({ ...p, tS: (atMs - zeroMs) / 1000 })).filter((p) => p.tS >= 0);
+  return {
+    samples: samples.length,
+    charts: [...telemetryCharts(samples, labels, zeroMs), ...powerCharts([entry.row.series], [powerPoints]).map(chartJson)],
+  };
 }
 
 /** `inferbench compare` for the runs ticked on the Runs page, in the order ticked (the first is the baseline). */

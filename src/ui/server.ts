@@ -96,7 +96,7 @@ export async function startDashboard(opts: { resultsDir: string; port: number })
       return json(res, 200, runView(entry(id)));
     }
     if ((m = /^\/api\/runs\/([0-9a-f]{8})\/requests$/.exec(path))) return json(res, 200, await requestsView(entry(m[1] as string)));
-    if ((m = /^\/api\/runs\/([0-9a-f]{8})\/telemetry$/.exec(path))) return json(res, 200, telemetryView(entry(m[1] as string)));
+    if ((m = /^\/api\/runs\/([0-9a-f]{8})\/telemetry$/.exec(path))) return json(res, 200, await telemetryView(entry(m[1] as string)));
     if (path === '/api/compare') {
       const ids = (url.searchParams.get('ids') ?? '').split(',').filter((s) => /^[0-9a-f]{8}$/.test(s));
       return json(res, 200, compareView(ids.map(entry), url.searchParams.get('allow') === '1'));

@@ -8,7 +8,7 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
  * TTFT of each successful request against the time it was sent, one colour per row. The data set is named
  * `points` so the live page can insert new points into the running view (charts grow without a redraw).
  */
-export function ttftScatter(points: readonly LivePoint[], subtitle: string): ChartJson {
+export function ttftScatter(points: readonly LivePoint[], subtitle: string, xTitle = 'sent at (s since the first row started)'): ChartJson {
   const spec: TopLevelSpec = {
     $schema: SCHEMA,
     title: { text: 'Time to first token over the run', subtitle },
@@ -19,7 +19,7 @@ export function ttftScatter(points: readonly LivePoint[], subtitle: string): Cha
     data: { name: 'points', values: points.map((p) => ({ ...p })) },
     mark: { type: 'point', filled: true, size: 18, opacity: 0.6, tooltip: true },
     encoding: {
-      x: { field: 't', type: 'quantitative', title: 'sent at (s since the first row started)' },
+      x: { field: 't', type: 'quantitative', title: xTitle },
       // Room for five-digit labels from the start: a live chart drawn before its first points keeps its y title in view
       // when labels like 10,000 arrive.
       y: { field: 'ttftMs', type: 'quantitative', title: 'time to first token (ms)', scale: { type: 'log' }, axis: { minExtent: 48 } },
@@ -38,11 +38,20 @@ export interface TelemetrySample {
   kvUsage?: number;
 }
 
-/** The server's own gauges over the run (telemetry.jsonl: /metrics read twice a second). */
-export function telemetryCharts(samples: readonly TelemetrySample[], stageLabels: ReadonlyMap<number, string>): ChartJson[] {
+/**
+ * The time axis of a finished run's charts, the HTML report's (report/html-charts.ts): seconds from the run's first
+ * request, so the TTFT scatter, the server's gauges and the GPU power line up.
+ */
+export const RUN_TIME_AXIS = 'time since the first request (s)';
+
+/**
+ * The server's own gauges over the run (telemetry.jsonl: /metrics read twice a second), on the run's time axis from
+ * `zeroMs` (the first request's send, on the run's clock); samples before it (start-up checks) are left out.
+ */
+export function telemetryCharts(samples: readonly TelemetrySample[], stageLabels: ReadonlyMap<number, string>, zeroMs: number): ChartJson[] {
+  samples = samples.filter((s) => s.atMs >= zeroMs);
   if (samples.length === 0) return [];
-  const t0 = Math.min(...samples.map((s) => s.atMs));
-  const t = (s: TelemetrySample): number => (s.atMs - t0) / 1000;
+  const t = (s: TelemetrySample): number => (s.atMs - zeroMs) / 1000;
   const row = (s: TelemetrySample): string => stageLabels.get(s.stage) ?? `row ${s.stage + 1}`;
   const queue = samples.flatMap((s) => [
     ...(s.running !== undefined ? [{ t: t(s), series: 'running', value: s.running, row: row(s) }] : []),
@@ -61,7 +70,7 @@ export function telemetryCharts(samples: readonly TelemetrySample[], stageLabels
         data: { values: queue },
         mark: { type: 'line', interpolate: 'step-after', tooltip: true },
         encoding: {
-          x: { field: 't', type: 'quantitative', title: 'time (s since the first sample)' },
+          x: { field: 't', type: 'quantitative', title: RUN_TIME_AXIS },
           y: { field: 'value', type: 'quantitative', title: 'requests' },
           color: { field: 'series', type: 'nominal', title: null, scale: { domain: ['running', 'waiting'], range: ['#4c78a8', '#e45756'] } },
         },
@@ -78,7 +87,7 @@ export function telemetryCharts(samples: readonly TelemetrySample[], stageLabels
         data: { values: kv },
         mark: { type: 'area', line: true, opacity: 0.3, interpolate: 'step-after', tooltip: true },
         encoding: {
-          x: { field: 't', type: 'quantitative', title: 'time (s since the first sample)' },
+          x: { field: 't', type: 'quantitative', title: RUN_TIME_AXIS },
           y: { field: 'kv', type: 'quantitative', title: 'KV-cache used (%)', scale: { domain: [0, 100] } },
         },
       },

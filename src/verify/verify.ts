@@ -5,10 +5,11 @@
  * others go on; Ctrl-C stops the current server and measures no further candidate. No server outlives its turn:
  * every launch is stopped in a `finally`, and src/launch kills any group still up when node exits.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, launchServer, LaunchError, type LaunchedServer } from '../launch/server-process.js';
 import type { PlanCandidate, PlanResult } from '../plan/types.js';
+import { CELL_RUN_DIR } from '../store/nested-runs.js';
 import { measuredRanking } from './rank.js';
 import { candidateName, serverCommand, shellWord } from './server-command.js';
 import type { MeasureCapacity, VerificationEntry, VerifyResult, VerifySettings } from './types.js';
@@ -22,6 +23,15 @@ export interface VerifyDeps {
   kvCacheDtype?: string;
 }
 
+/**
+ * verify.json, the verify folder's index: the candidates so far, written before the first launch and after each
+ * candidate (a verify stopped halfway keeps what it measured, and the run store knows the folder's runs as cells'
+ * runs from the start: store/nested-runs.ts), and once more at the end in measured order.
+ */
+export function writeVerifyFile(dir: string, v: Pick<VerifyResult, 'entries' | 'precisionPct' | 'interrupted' | 'notes'>): void {
+  writeFileSync(join(dir, 'verify.json'), `${JSON.stringify({ verifications: v.entries, precisionPct: v.precisionPct, interrupted: v.interrupted, notes: v.notes }, null, 2)}\n`);
+}
+
 export async function verifyPlan(plan: PlanResult, settings: VerifySettings, deps: VerifyDeps): Promise<VerifyResult> {
   const top = plan.candidates.filter((c) => c.feasible).slice(0, settings.count);
   const precisionPct = settings.precisionPct;
@@ -29,10 +39,12 @@ export async function verifyPlan(plan: PlanResult, settings: VerifySettings, dep
   const entries: VerificationEntry[] = [];
   const notes: string[] = [];
   if (top.length < settings.count) notes.push(`--verify ${settings.count}: the plan has ${top.length} feasible candidate${top.length === 1 ? '' : 's'}, each launched`);
+  writeVerifyFile(settings.dir, { entries, precisionPct, interrupted: false, notes });
   for (const [i, c] of top.entries()) {
     if (deps.signal.aborted) break;
     deps.say(`verify ${i + 1}/${top.length}: ${describe(c)} — predicted ${c.capacityPerReplica?.toFixed(2)} req/s per replica`);
     entries.push(await verifyOne(plan, c, i + 1, settings, deps, precisionPct));
+    writeVerifyFile(settings.dir, { entries, precisionPct, interrupted: deps.signal.aborted, notes });
   }
   const interrupted = deps.signal.aborted;
   if (interrupted) notes.push(`interrupted (Ctrl-C): ${top.length - entries.filter((e) => e.status !== 'interrupted').length} of ${top.length} candidates not measured to the end`);
@@ -47,7 +59,7 @@ async function verifyOne(plan: PlanResult, c: PlanCandidate, index: number, sett
   const name = `${index}-${candidateName(c)}`;
   const dir = join(settings.dir, name);
   mkdirSync(dir, { recursive: true });
-  const runDir = join(dir, 'run');
+  const runDir = join(dir, CELL_RUN_DIR);
   const serverLog = join(dir, 'server.log');
   const metadata = ['--gpu', c.gpu, '--gpus', String(c.gpus), '--quant', c.quant, '--label', `verify ${name}`];
   const runArgs = [...settings.runArgs, '--profile', 'capacity', '--out', runDir, ...metadata];

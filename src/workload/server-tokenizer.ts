@@ -21,6 +21,8 @@ export interface ServerTokenizerOptions {
   /** Model name (vLLM's /tokenize and TGI's /chat_tokenize want one). */
   model?: string;
   timeoutMs?: number;
+  /** Stops the calibration's requests (the run's Ctrl-C while starting). */
+  signal?: AbortSignal;
 }
 
 type Post = (path: string, body: unknown) => Promise<unknown>;
@@ -47,7 +49,8 @@ export async function createServerTokenizer(
     const url = base + path;
     let res: Response;
     try {
-      res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000) });
+      const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
+      res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout });
     } catch (err) {
       throw configError(`--tokenizer server: POST ${url} failed: ${(err as Error).cause ?? (err as Error).message}`);
     }

@@ -4,7 +4,7 @@ import { describeWindowRules } from '../../src/cli/window-rules.js';
 import { WINDOW_DOC_FIGURES, windowDocSections, withWindowDocSections } from '../../src/cli/window-rules-doc.js';
 import { resolveRunOptions } from '../../src/config/run-options.js';
 import { ADAPTIVE_CAP } from '../../src/load/profiles.js';
-import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, MAX_WINDOW_MS } from '../../src/load/window.js';
+import { DEFAULT_EXTEND_FACTOR, DEFAULT_MIN_SAMPLES, MAX_WINDOW_MS, SAMPLE_WINDOW_MAX_MS } from '../../src/load/window.js';
 
 const METRICS_MD = new URL('../../docs/metrics.md', import.meta.url);
 
@@ -35,5 +35,9 @@ describe('window rules from the constants', () => {
     expect(text).toContain(`cap ×${ADAPTIVE_CAP.growth} from ${ADAPTIVE_CAP.start} while the completion rate still grows ${ADAPTIVE_CAP.minGain * 100}%`);
     expect(text).toContain(`kept open up to ${5 * DEFAULT_EXTEND_FACTOR} s until ${DEFAULT_MIN_SAMPLES} requests`);
     expect(text).toContain(`up to ${MAX_WINDOW_MS / 60_000} min`);
+    // A sweep's rows are sized to hold their requests; a throughput row's search comes down to the server's slots.
+    expect(text).toContain(`a sweep's rows are kept open past ${5 * DEFAULT_EXTEND_FACTOR} s for their ${DEFAULT_MIN_SAMPLES} requests as long as these take at the rate the row sends (a quarter more), up to ${SAMPLE_WINDOW_MAX_MS / 1000} s`);
+    expect(text).toContain('down to what the server serves at once where requests queue there');
+    expect(describeWindowRules(resolveRunOptions({ profile: 'concurrent', concurrency: '4' }, {}))).not.toContain("a sweep's rows");
   });
 });

@@ -9,7 +9,7 @@ import { checkWellFormedXml } from './xml-check.js';
 
 /**
  * Issue 32: `inferbench gate` against `inferbench sim` over HTTP. Every verdict asserted here rests on a difference
- * far beyond its threshold (a server 20% or 2× slower) or well inside it (the same server, wide thresholds), so a
+ * far beyond its threshold (a server 25% or 2× slower) or well inside it (the same server, wide thresholds), so a
  * loaded machine cannot turn it: the measured false-alarm and detection rates at the default thresholds are
  * bench/gate-power.ts's (docs/gate.md).
  */
@@ -21,7 +21,7 @@ function sim(modelTimeScale: number): Promise<SimServer> {
   return startSimServer({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 1, modelTimeScale });
 }
 
-/** One run against a fresh simulator of the given speed (1.2 = every model step 20% slower). */
+/** One run against a fresh simulator of the given speed (1.25 = every model step 25% slower). */
 async function runAgainst(modelTimeScale: number, out: string, extra: string[] = []): Promise<string> {
   const server = await sim(modelTimeScale);
   try {
@@ -48,7 +48,7 @@ describe('inferbench gate against the simulator over HTTP', () => {
     // One after another: runs sharing the two cores would measure each other.
     a1 = await runAgainst(1, join(root, 'a1'));
     a2 = await runAgainst(1, join(root, 'a2'));
-    slower = await runAgainst(1.2, join(root, 'slower'));
+    slower = await runAgainst(1.25, join(root, 'slower'));
     twiceAsSlow = await runAgainst(2, join(root, 'twice-as-slow'));
   }, 600_000);
 
@@ -69,15 +69,15 @@ describe('inferbench gate against the simulator over HTTP', () => {
     }
   });
 
-  it('a server 20% slower fails (exit 1), naming the regressed metrics and the row, in the table, Markdown and JUnit', async () => {
+  it('a server 25% slower fails (exit 1) with one run a side, naming the regressed metrics and the row, in the table, Markdown and JUnit', async () => {
     const md = join(root, 'gate.md');
     const xml = join(root, 'gate.xml');
     const r = await gate(['--baseline', a1, '--candidate', slower, '--markdown', md, '--junit', xml]);
     expect(r.code, r.stderr).toBe(1);
     const first = r.stdout.split('\n')[0] ?? '';
     expect(first).toMatch(/^FAIL: \d+ of \d+ checks regressed/);
-    // ITL p50 +20% against +5%: far beyond the under 2% a loaded machine moves it (the throughputs, −17% here, can
-    // be moved by ±11%, so they are checked through whatever failed, not by name).
+    // ITL p50 +25% against +5%: beyond the under 2% a loaded machine moves it and the ±4% a single run is assumed to
+    // vary by (the throughputs, −20% here, can be moved by ±11%, so they are checked through whatever failed, not by name).
     expect(first).toContain('itl.p50 @ concurrent@8');
     expect(r.stdout).toMatch(/concurrent@8\s+itl\.p50\s+.*\+5%\s+fail/);
     const markdown = readFileSync(md, 'utf8');
@@ -113,13 +113,13 @@ describe('inferbench gate against the simulator over HTTP', () => {
     const improved = report.checks.filter((c) => c.improved).map((c) => c.metric);
     // Twice as fast: ITL −50%, throughputs about +90% — far past any noise seen.
     expect(improved).toEqual(expect.arrayContaining(['itl.p50', 'output_tps', 'rps']));
-    expect(r.stderr).toMatch(/^gate: PASS: all \d+ checks within their thresholds; improved: .*itl\.p50 @ concurrent@8 −\d+\.\d%/m);
+    expect(r.stderr).toMatch(/^gate: PASS: all \d+ checks within their thresholds; improved: .*itl\.p50 @ concurrent@8 -\d+\.\d%/m);
     const text = await gate(['--baseline', twiceAsSlow, '--candidate', a1]);
     expect(text.stdout).toMatch(/itl\.p50\s+.*pass \(improved\)/);
   });
 
   it('run --gate-against runs and gates in one step (exit 1 for the slower server), the run table first', async () => {
-    const server = await sim(1.2);
+    const server = await sim(1.25);
     try {
       const out = join(root, 'one-step');
       const args = [...SHAPE, '--format', 'table,json', '--max-requests', '240', '--out', out, '--gate-against', a1, '--junit', join(root, 'one-step.xml')];

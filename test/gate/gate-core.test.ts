@@ -48,8 +48,8 @@ describe('the decision', () => {
 
   it('the "needs" estimate scales the interval as 1/√n: half the half-width takes 4× the requests', () => {
     // change +6% with interval [+2%, +10%] against +5%: the low side (4 points) must shrink under 1 point: ×16.
-    expect(needsText({ bad: 0.06, badLow: 0.02, badHigh: 0.1, limit: 0.05 }, { requests: 100, runs: 1 })).toMatch(/^about 1600 measured requests per side \(now 100; ×16\.0/);
-    expect(needsText({ bad: 0.03, badLow: 0.0, badHigh: 0.06, limit: 0.05 }, { requests: 100, runs: 3 })).toBe('about 7 runs per side (now 3) would decide it');
+    expect(needsText({ bad: 0.06, badLow: 0.02, badHigh: 0.1, limit: 0.05 }, { requests: 100, baselineRuns: 1, candidateRuns: 1 })).toMatch(/^about 1600 measured requests per side \(now 100; ×16\.0/);
+    expect(needsText({ bad: 0.03, badLow: 0.0, badHigh: 0.06, limit: 0.05 }, { requests: 100, baselineRuns: 3, candidateRuns: 3 })).toBe('about 7 runs per side (now 3) would decide it');
   });
 
   it('is seeded: the same evidence and seed give the same interval', () => {
@@ -65,10 +65,11 @@ describe('the decision', () => {
     // Three runs a side whose levels differ by ±8% run to run: the within-run spread alone would be far narrower.
     const base = row([unit(1, 200, 0.92, 20), unit(2, 200, 1.0, 20), unit(3, 200, 1.08, 20)]);
     const cand = row([unit(4, 200, 0.92, 20), unit(5, 200, 1.0, 20), unit(6, 200, 1.08, 20)]);
-    const pooled = row([unit(7, 600, 1.0, 20)]);
+    // The same three-and-three runs without run-to-run spread (one run a side would carry the assumed prior instead).
+    const same = (from: number): RowSide => row([unit(from, 200, 1.0, 20), unit(from + 1, 200, 1.0, 20), unit(from + 2, 200, 1.0, 20)]);
     const width = (c: { low: number; high: number }): number => c.high - c.low;
     const hier = decideRow(base, cand, t, 3).checks.find((c) => c.metric === 'itl.p50');
-    const flat = decideRow(pooled, row([unit(8, 600, 1.0, 20)]), t, 3).checks.find((c) => c.metric === 'itl.p50');
+    const flat = decideRow(same(7), same(10), t, 3).checks.find((c) => c.metric === 'itl.p50');
     expect(width(hier as { low: number; high: number })).toBeGreaterThan(2 * width(flat as { low: number; high: number }));
     expect(hier?.evidence).toBe('600 vs 600 requests, 3 vs 3 runs');
   });

@@ -7,9 +7,9 @@ import type { StageSummary } from '../../src/metrics/summary.js';
 import type { RunSummaryDoc } from '../../src/report/run-summary.js';
 import { runCli } from '../helpers/cli.js';
 
-/** Only the fields HealthMonitor reads. */
+/** Only the fields HealthMonitor reads: a row of 20 successes over 10 s (enough to judge the client by). */
 function stage(kind: StageSummary['kind'], timerLagP99: number): StageSummary {
-  return { kind, metrics: { timerLagMs: { p99: timerLagP99, count: 20 } } } as unknown as StageSummary;
+  return { kind, durationS: 10, requests: { ok: 20 }, metrics: { timerLagMs: { p99: timerLagP99, count: 20 } } } as unknown as StageSummary;
 }
 
 function busy(ms: number): void {
@@ -38,7 +38,7 @@ describe('client health', () => {
       busy(150);
       await new Promise((r) => setTimeout(r, 12));
     }
-    const h = monitor.finish([]);
+    const h = monitor.finish([stage('burst', 0)]);
     expect(h.eventLoopDelayP99Ms).toBeGreaterThan(20);
     expect(h.warning).toMatch(/event-loop delay p99/);
     // Whom it blames follows the thread's CPU, which a loaded machine lowers (the spin waits for a core too):

@@ -12,6 +12,9 @@ interface Job {
   left: number;
   startedAt?: number;
   ttft?: number;
+  /** Streaming span (first → last token), for servers that stream. */
+  firstToken?: number;
+  lastToken?: number;
 }
 
 /** A server: accepts requests, says when the next one finishes, and finishes it. */
@@ -21,15 +24,21 @@ interface FakeServer {
   finish(now: number): Job[];
 }
 
-/** llama.cpp-like: `slots` slots served in arrival order, each request takes `serviceMs` once it has a slot. */
-function slotServer(slots: number, serviceMs: number, prefillMs: number): FakeServer {
+/**
+ * llama.cpp-like: `slots` slots served in arrival order, each request takes `serviceMs` once it has a slot, its first
+ * token `prefillMs` after it got one — `loadedPrefillMs` when other slots were busy (a prompt evaluated beside their
+ * decoding, as on one CPU thread). `streams`: its requests report their first and last token times.
+ */
+function slotServer(slots: number, serviceMs: number, prefillMs: number, opts: { loadedPrefillMs?: number; streams?: boolean } = {}): FakeServer {
   const queue: Job[] = [];
   const running: Array<Job & { endAt: number }> = [];
   const admit = (now: number): void => {
     while (running.length < slots && queue.length > 0) {
       const j = queue.shift() as Job;
       j.startedAt = now;
-      j.ttft = now - j.sentAt + prefillMs;
+      const prefill = running.length > 0 ? (opts.loadedPrefillMs ?? prefillMs) : prefillMs;
+      j.ttft = now - j.sentAt + prefill;
+      if (opts.streams) Object.assign(j, { firstToken: now + prefill, lastToken: now + serviceMs });
       running.push({ ...j, endAt: now + serviceMs });
     }
   };
@@ -107,7 +116,8 @@ function runThroughputRow(server: FakeServer, serviceMs: number, seconds: number
     now = next;
     for (const j of server.finish(now)) {
       inFlight--;
-      w.onComplete({ sentAtMs: j.sentAt, endAtMs: now, status: 'ok', ttftMs: j.ttft as number });
+      const span = j.firstToken !== undefined ? { firstTokenAtMs: j.firstToken, lastTokenAtMs: j.lastToken as number } : {};
+      w.onComplete({ sentAtMs: j.sentAt, endAtMs: now, status: 'ok', ttftMs: j.ttft as number, ...span });
     }
   }
   const outcome = w.outcome(now);
@@ -116,7 +126,7 @@ function runThroughputRow(server: FakeServer, serviceMs: number, seconds: number
 }
 
 describe('throughput row: the in-flight cap search', () => {
-  it('a 4-slot server (12 s per request): the step rate comes from settled requests and the window measures the cap it reports', () => {
+  it('a 4-slot server (12 s per request): the step rate comes from settled requests, the search goes down to the 4 slots, and the window measures the cap it reports', () => {
     // 4 slots / 12 s = 0.333 req/s whatever is in flight; requests beyond 4 queue at the server.
     const { outcome, inFlightAtOpen, meanInFlight, maxInWindow } = runThroughputRow(slotServer(4, 12_000, 700), 12_000, 5);
     const search = outcome.capSearch!;
@@ -124,16 +134,35 @@ describe('throughput row: the in-flight cap search', () => {
     expect(search.steps[0]!.cap).toBe(16);
     expect(search.steps[0]!.completionRate).toBeGreaterThan(0.3);
     expect(search.steps[0]!.completionRate).toBeLessThan(0.37);
-    // Its settled requests waited at the server for most of their latency: more in flight would only queue.
-    expect(search.steps[0]!.queued).toBe(true);
-    expect(search.steps.map((s) => s.cap)).toEqual([16]);
-    expect(search.cap).toBe(16);
+    // Its settled requests waited at the server for most of their latency: 12 of the 16 were queued there. The
+    // server served 4 at once (no token times: Little's law on the time not spent waiting, 0.333 req/s × 12 s).
+    expect(search.steps[0]).toMatchObject({ queued: true, servingAtOnce: 4 });
+    // Down to 4, which kept the rate: the cap stays (it stayed at 16, a 12-deep queue, before).
+    expect(search.steps.map((s) => s.cap)).toEqual([16, 4]);
+    expect(search.steps[1]!.completionRate).toBeCloseTo(search.steps[0]!.completionRate, 2);
+    expect(search.steps[1]!.queued).toBeUndefined();
+    expect(search.cap).toBe(4);
     // What the window measured is what the row reports.
-    expect(inFlightAtOpen).toBe(16);
-    expect(maxInWindow).toBe(16);
-    expect(meanInFlight).toBeGreaterThan(15);
-    expect(search.measuredInFlight?.max).toBe(16);
+    expect(inFlightAtOpen).toBe(4);
+    expect(maxInWindow).toBe(4);
+    expect(meanInFlight).toBeGreaterThan(3.9);
+    expect(search.measuredInFlight?.max).toBe(4);
     expect(search.measuredInFlight!.mean).toBeCloseTo(meanInFlight, 6);
+    expect(outcome.unsettled).toBeUndefined();
+  });
+
+  it('a 4-slot server whose prompts run slower beside busy slots: the streams it served at once say 4, where the wait alone said 3', () => {
+    // A prompt takes 0.7 s alone and 3 s beside the other slots' decoding: the first token's delay beyond the
+    // quickest is not all queueing, so rate × (latency − wait) = 0.333 × (12 − 2.3) ≈ 3. The streams (first → last
+    // token) of 4 slots overlap 4 at once.
+    const waitOnly = runThroughputRow(slotServer(4, 12_000, 700, { loadedPrefillMs: 3000 }), 12_000, 5).outcome.capSearch!;
+    expect(waitOnly.steps[0]).toMatchObject({ cap: 16, queued: true, servingAtOnce: 3 });
+    const { outcome, maxInWindow } = runThroughputRow(slotServer(4, 12_000, 700, { loadedPrefillMs: 3000, streams: true }), 12_000, 5);
+    const search = outcome.capSearch!;
+    expect(search.steps[0]).toMatchObject({ cap: 16, queued: true, servingAtOnce: 4 });
+    expect(search.steps.map((s) => s.cap)).toEqual([16, 4]);
+    expect(search.cap).toBe(4);
+    expect(maxInWindow).toBe(4);
     expect(outcome.unsettled).toBeUndefined();
   });
 

@@ -45,14 +45,38 @@ describe('issue 36 item 11: rows that cannot describe their load say so', () => 
     expect(rowNoteLines([held]).find((l) => l.startsWith('throughput: kept 16'))).toMatch(/^throughput: kept 16 requests in flight; the window measured 15\.6 in flight on average, at most 16 \(searched/);
   });
 
+  it('a throughput row that kept a cap the server queued (4 in flight lost rate) is marked ~: its TTFT and latency include the wait', () => {
+    const records = Array.from({ length: 30 }, (_, i) => rec(i, 100 * i, 200));
+    const search = { cap: 16, steps: [{ cap: 16, completionRate: 0.79, queued: true, servingAtOnce: 4 }, { cap: 4, completionRate: 0.6 }], measuredInFlight: { mean: 15.9, max: 16 } };
+    const s = row({ kind: 'burst', label: 'throughput' }, records, { openAtMs: 0, closeAtMs: 5000, capSearch: search });
+    expect(rowMarks(s)).toBe('throughput ~');
+    expect(rowNoteLines([s])).toContain('~ throughput: its 16 in flight queued at the server, which served 4 at once (4 in flight lost throughput): time to first token and latency include the wait of the other 12');
+    // Settled at the 4 the server served at once: no mark.
+    const settled = row({ kind: 'burst', label: 'throughput' }, records, { openAtMs: 0, closeAtMs: 5000, capSearch: { ...search, cap: 4, steps: [search.steps[0]!, { cap: 4, completionRate: 0.78 }], measuredInFlight: { mean: 4, max: 4 } } });
+    expect(rowMarks(settled)).toBe('throughput');
+  });
+
   it('(b) a time-limited row with fewer than 20 requests names what it held and the --max-seconds that would gather enough', () => {
     // 0.30 req/s for a 15-s window (5 s kept open 3×): 5 requests.
     const records = Array.from({ length: 5 }, (_, i) => rec(i, 3000 * i + 1, 700, 40));
     const s = row(openRow(0.3), records, { openAtMs: 0, closeAtMs: 15_000 });
     expect(s.belowTarget).toBe(false);
-    expect(s.fewRequests).toEqual({ held: 5, min: 20, suggestedMaxSeconds: Math.ceil(25 / (3 * (5 / 15))) });
+    expect(s.fewRequests).toEqual({ held: 5, min: 20, suggestedMaxSeconds: Math.ceil(25 / (3 * (5 / 15))), extendFactor: 3 });
     const line = rowNoteLines([s]).find((l) => l.startsWith('too few requests'));
-    expect(line).toBe('too few requests to describe the load: asynchronous@0.30 req/sec held 5 requests (min 20); its req/s counts 5 completions in 15.0 s, ±0.07 per completion: extend --max-seconds to ~25 s');
+    // Issue 51 item 9: the hint says how long windows then stretch, or "--max-seconds 25" after a 15-s window reads wrong.
+    expect(line).toBe('too few requests to describe the load: asynchronous@0.30 req/sec held 5 requests (min 20) in its 15.0-s window (±0.07 req/s per request): --max-seconds 25 would hold 20 (windows then stretch up to 75 s)');
+    // A sweep row, whose window could stay open 120 s for them: at 0.13 req/s, 20 take 150 s. It says why it held too few.
+    const sweepRow = { kind: 'open', label: 'asynchronous@0.13 req/sec', rate: 2 / 15, arrival: 'constant', window: windowRulesFor('open', { maxSeconds: 5 }, { sizedToSamples: true }) };
+    const sparse = [rec(0, 1, 700, 40), rec(1, 7501, 700, 40)];
+    const sized = row(sweepRow as unknown as Partial<StageSpec> & { kind: 'open'; label: string }, sparse, { openAtMs: 0, closeAtMs: 15_000 });
+    expect(sized.fewRequests).toMatchObject({ held: 2, sizedLimitS: 120, suggestedMaxSeconds: 63 });
+    expect(rowNoteLines([sized]).find((l) => l.startsWith('too few requests'))).toBe(
+      'too few requests to describe the load: asynchronous@0.13 req/sec held 2 requests (min 20) in its 15.0-s window (±0.07 req/s per request), ' +
+        '20 at its rate taking longer than the 120 s a sweep keeps a window open for them: --max-seconds 63 would hold 20 (windows then stretch up to 189 s)',
+    );
+    // Sized, and 20 would fit in 120 s at its rate (0.33 req/s): no such reason.
+    const fits = row({ ...sweepRow, label: 'asynchronous@0.30 req/sec', rate: 0.3 } as unknown as Partial<StageSpec> & { kind: 'open'; label: string }, records, { openAtMs: 0, closeAtMs: 15_000 });
+    expect(fits.fewRequests?.sizedLimitS).toBeUndefined();
     // Enough requests: nothing to say.
     const many = row(openRow(2), Array.from({ length: 30 }, (_, i) => rec(i, 500 * i + 1, 700, 40)), { openAtMs: 0, closeAtMs: 15_000 });
     expect(many.fewRequests).toBeUndefined();

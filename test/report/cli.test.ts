@@ -120,7 +120,7 @@ describe('inferbench compare', () => {
     expect(r.stdout).toContain('- Qwen2-72B-Instruct (awq), 4×L20-48GB');
     expect(r.stdout).not.toContain('**');
     expect(readFileSync(join(out, 'compare.md'), 'utf8')).toContain('- **Qwen2-72B-Instruct** (awq), **4**×**L20-48GB**');
-    expect(r.stdout).toContain('Δ TTFT vs 1st @ same req/s');
+    expect(r.stdout).toContain('Δ TTFT vs 1st @ same load');
     expect(r.stdout).toMatch(/\|\s+Run\s+\|\s+Highest req\/s meeting SLO\s+\|\s+Output tok\/s at saturation\s+\|\s+TTFT mean @ [\d.]+ req\/s\s+\|/);
     expect(r.stdout).toContain('Most output tokens/s at saturation:');
     expect(r.stdout).toMatch(/Cheapest per output token: .* per 1M/);

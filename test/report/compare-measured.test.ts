@@ -90,6 +90,9 @@ describe('compare checks the lengths the servers produced, not only those asked'
     const row128 = md.split('\n').filter((l) => /^\|\s*128\s*\|\s*128\s*\|/.test(l)).at(-1) as string;
     expect(row128).not.toMatch(/≠len/);
     expect(md).toContain("≠len on a Δ: that cell's measured mean lengths differ from the first run's by more than 5%");
+    // Issue 51: the figures once in what the terminal shows (stdout and stderr together), once in compare.md.
+    expect(`${r.stdout}${r.stderr}`.match(/averaged 245 tokens/g)).toHaveLength(1);
+    expect(md.match(/averaged 245 tokens/g)).toHaveLength(1);
   });
 });
 

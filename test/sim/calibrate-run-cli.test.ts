@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ describe('predict --calibrate-from against inferbench sim --time-scale 1.3', () 
     const common = ['--target', url, '--profile', 'concurrent', '--max-seconds', '1', '--no-progress', '--format', 'json'];
     const a = await runCli(['run', ...common, '--gpu', 'A100-80GB', '--concurrency', '1,8', '--output-tokens', '32', '--out', fitRun]);
     expect(a.code, a.stderr).toBe(0);
-    // No --gpu: the run does not know its GPU, so predict must be told.
+    // No --gpu: the run records the GPU the simulator reports (x-sim-gpu).
     const b = await runCli(['run', ...common, '--concurrency', '2,6', '--prompt-tokens', '1024', '--output-tokens', '24', '--out', checkRun]);
     expect(b.code, b.stderr).toBe(0);
 
@@ -76,8 +76,15 @@ describe('predict --calibrate-from against inferbench sim --time-scale 1.3', () 
     expect(pct(again.stdout)).toBeDefined();
     expect(pct(again.stdout)).toBe(pct(p.stderr));
 
-    // Its config cannot be read from the check run (no GPU recorded): one line naming the flag.
-    const noGpu = await runCli(['predict', '--calibrate-from', checkRun]);
+    // The check run took its GPU from the simulator; a run that recorded none (a real server, no --gpu) cannot be
+    // fitted without being told: one line naming the flag.
+    const checkSummary = JSON.parse(readFileSync(join(checkRun, 'summary.json'), 'utf8')) as { context: Record<string, unknown> };
+    expect(checkSummary.context['gpu']).toBe('A100-80GB');
+    const noGpuRun = join(root, 'no-gpu');
+    cpSync(checkRun, noGpuRun, { recursive: true });
+    delete checkSummary.context['gpu'];
+    writeFileSync(join(noGpuRun, 'summary.json'), JSON.stringify(checkSummary));
+    const noGpu = await runCli(['predict', '--calibrate-from', noGpuRun]);
     expect(noGpu.code).toBe(2);
     expect(noGpu.stderr.trim().split('\n')).toHaveLength(1);
     expect(noGpu.stderr).toMatch(/does not say which GPU .*pass --gpu/);

@@ -38,7 +38,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ib-ui-'));
   results = join(root, 'inferbench-results');
   mkdirSync(results, { recursive: true });
-  const [, , evil] = await Promise.all([
+  const [vllm, , evil] = await Promise.all([
     predict([...GRID, '--engine', 'vllm'], '20261101-100000-grid-vllm'),
     predict([...GRID, '--engine', 'tgi', '--label', 'tgi-baseline'], '20261102-100000-grid-tgi'),
     predict(['--profile', 'sweep', '--max-requests', '40', '--sweep-rates', '2', '--engine', 'sglang', '--label', IMG], '20261103-100000-sweep-evil'),
@@ -49,6 +49,13 @@ beforeAll(async () => {
   writeFileSync(join(evil, 'summary.json'), JSON.stringify(summary));
   const failed = { id: 9999, stage: 0, warmup: false, status: 'error', scheduledAtMs: 0, sentAtMs: 0, dispatchLagMs: 0, clientQueueMs: 0, endAtMs: 5, chunkGapsMs: [], chunks: 0 };
   appendFileSync(join(evil, 'requests.jsonl'), `${JSON.stringify({ ...failed, error: { code: 'E_HTTP_STATUS', message: `upstream said ${PAYLOAD}`, httpStatus: 500 } })}\n`);
+
+  // A run's server gauges and GPU power (as `run --power` writes them), from its first request on: the run page charts
+  // them as the HTML report does.
+  const firstSend = Math.min(...readFileSync(join(vllm, 'requests.jsonl'), 'utf8').split('\n').filter((l) => l).map((l) => (JSON.parse(l) as { sentAtMs: number }).sentAtMs));
+  const at = (i: number): number => firstSend + 100 * i;
+  writeFileSync(join(vllm, 'telemetry.jsonl'), Array.from({ length: 20 }, (_, i) => `${JSON.stringify({ atMs: at(i), stage: 0, running: i % 5, waiting: 0, kvUsage: 0.1 })}\n`).join(''));
+  writeFileSync(join(vllm, 'power.jsonl'), Array.from({ length: 20 }, (_, i) => `${JSON.stringify({ t: at(i), gpu: 0, watts: 200 + 10 * i, epochMs: 1e12 + at(i) })}\n`).join(''));
 
   ui = spawnCli(['ui', '--results', results, '--port', '0']);
   url = (await ui.waitFor(/inferbench dashboard: (http:\/\/127\.0\.0\.1:\d+\/)/))[1] as string;
@@ -174,6 +181,10 @@ describe('inferbench ui in headless Chromium', () => {
     await page.selectOption('#dist-row', { index: 1 });
     await page.waitForFunction(`document.querySelector('#run-dists figure[data-chart="row-ttft"] svg g.mark-rect')?.innerHTML !== ${JSON.stringify(first)}`, null, { timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'dashboard-run.png') });
+    // The HTML report's GPU-power chart, beside the server's gauges.
+    await waitCount(page, '#run-telemetry figure[data-chart="gpu-power"] svg', 1, { timeout: 20_000 });
+    expect(await page.locator('#run-telemetry figure[data-chart="gpu-power"] svg g.mark-line path').count()).toBe(1);
+    expect((await clippedText(page)).filter((t) => /^(gpu-power|server-)/.test(t))).toEqual([]);
 
     // The hostile run: its model, label and error message are shown as text, nothing runs.
     await page.goto(`${url}#/run/${ids.evil}`);

@@ -101,6 +101,26 @@ describe('dashboard API over the run store', () => {
     expect(again.body.scatter?.spec).toEqual(body.scatter?.spec);
   });
 
+  it("charts the server's gauges and the GPU power on the TTFT scatter's time axis: seconds from the first request", async () => {
+    // c-secret's first request was sent at 500 ms on the run's clock; readings before it (start-up checks) are left out.
+    const dir = join(results, 'c-secret');
+    const telemetry = [{ atMs: 100, stage: 0, running: 9 }, { atMs: 2500, stage: 0, running: 3, waiting: 1, kvUsage: 0.2 }, { atMs: 3500, stage: 1, running: 4 }];
+    const power = [{ t: 100, gpu: 0, watts: 70 }, { t: 2500, gpu: 0, watts: 300 }, { t: 3500, gpu: 0, watts: 320 }];
+    writeFileSync(join(dir, 'telemetry.jsonl'), `${telemetry.map((x) => JSON.stringify(x)).join('\n')}\n`);
+    writeFileSync(join(dir, 'power.jsonl'), `${power.map((x) => JSON.stringify({ ...x, epochMs: 1e12 + x.t })).join('\n')}\n`);
+    const id = runIdOf('c-secret');
+    expect((await getJson<RunView>(`/api/runs/${id}`)).body.hasPower).toBe(true);
+    const { body } = await getJson<{ charts: Array<{ name: string; spec: Record<string, unknown> }> }>(`/api/runs/${id}/telemetry`);
+    const chart = (name: string) => body.charts.find((c) => c.name === name)?.spec as { data: { values: Array<Record<string, number>> }; encoding: { x: { title: string } } };
+    expect(body.charts.map((c) => c.name)).toEqual(['server-requests', 'server-kv-cache', 'gpu-power']);
+    expect(chart('server-requests').data.values.map((v) => v['t'])).toEqual([2, 2, 3]);
+    expect(chart('gpu-power').data.values.map((v) => [v['tS'], v['watts']])).toEqual([[2, 300], [3, 320]]);
+    // One axis for every chart of the run page, named as the HTML report names it.
+    const scatter = (await getJson<RequestsView>(`/api/runs/${id}/requests`)).body.scatter?.spec as { encoding: { x: { title: string } } };
+    const titles = [...body.charts.map((c) => (c.spec as { encoding: { x: { title: string } } }).encoding.x.title), scatter.encoding.x.title];
+    expect(new Set(titles)).toEqual(new Set(['time since the first request (s)']));
+  });
+
   it('compares like with like; runs that differ need allow=1 and then carry the warning', async () => {
     const refused = await getJson<ApiError>(`/api/compare?ids=${runIdOf('a-vllm')},${runIdOf('b-llama')}`);
     expect(refused.status).toBe(400);

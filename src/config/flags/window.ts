@@ -7,7 +7,7 @@ import { flag, type FlagCommand } from './spec.js';
  * `predict` use the same rules, so a prediction and a measurement of one setup compare like with like.
  */
 export const DEFAULT_STAGE_SECONDS = 5;
-/** `--stall-timeout`'s default: a row with requests open and none finished this long stops (a silent server). */
+/** `--stall-timeout`'s default: a row with requests open, none finished and no reply bytes this long stops (a silent server). */
 export const DEFAULT_STALL_SECONDS = 30;
 /** `--drain`'s default: measured requests may take this long to finish after their row's window closed. */
 export const DEFAULT_DRAIN_SECONDS = 30;
@@ -32,7 +32,7 @@ export const WINDOW_FLAGS = [
   flag({ name: 'drain', arg: 'time', section: 'window', group: 'limits', commands: RUN, value: String(DEFAULT_DRAIN_SECONDS), shown: `${DEFAULT_DRAIN_SECONDS}s`,
     help: "after a row's window, how long its measured requests may take to finish (the load stays on meanwhile)", parse: seconds({ min: 0 }) }),
   flag({ name: 'stall-timeout', arg: 'time', section: 'window', group: 'limits', commands: RUN, value: String(DEFAULT_STALL_SECONDS), shown: `${DEFAULT_STALL_SECONDS}s`,
-    help: 'stop a row when requests are open and none has finished for this long (at least 10× the synchronous latency once known); the run stops if nothing ever finished',
+    help: 'stop a row when requests are open and the server sent nothing (no request finished, no streamed bytes) for this long (at least 10× the synchronous latency once known); the run stops if nothing ever finished',
     parse: seconds({ positive: true }) }),
   flag({ name: 'idle-wait', arg: 'time', section: 'window', group: 'limits', commands: RUN, value: String(DEFAULT_IDLE_WAIT_SECONDS), shown: `${DEFAULT_IDLE_WAIT_SECONDS}s`,
     help: 'before each row, wait this long at most for an idle server (0 = do not)', parse: seconds({ min: 0 }) }),

@@ -12,7 +12,8 @@
  *    Requests an open loop or a throughput row sends in the ramp are kept on disk and left out of the figures;
  *    a closed loop's are measured (they ran under the promised N in flight), only its rates wait for the window.
  *  - window: requests sent now are measured. It lasts `--max-seconds` (time-limited rows), kept open longer —
- *    up to `extendFactor` × that — until at least `minSamples` requests were sent in it and it is at least as
+ *    up to `extendFactor` × that, or for a sweep's rows as long as `minSamples` take at the rate the row sends
+ *    (up to `sampleWindowMaxMs`) — until at least `minSamples` requests were sent in it and it is at least as
  *    long as the mean latency of its own requests; or until `--max-requests` requests were sent in it
  *    (count-limited rows).
  *  - cool-down: the window has closed, but the load stays on — at the row's own arrival process, streams or
@@ -27,8 +28,9 @@
  *
  * Throughput rows (everything at once) with no --max-concurrency do not flood the server: the cap on requests
  * in flight starts at `capStart` and is multiplied by `capGrowth` while each step raises the completion rate by
- * at least `capMinGain`; the first step that does not is the cap the row keeps. The server then has a short
- * queue (it stays saturated) and the drain after the row is a few request latencies, not minutes.
+ * at least `capMinGain`; the first step that does not is the cap the row keeps, and a step whose requests queued
+ * at the server goes down to what the server served at once (its slots). The server then has no queue or a short
+ * one (it stays saturated) and the drain after the row is a few request latencies, not minutes.
  *
  * Each job is one unit in this folder, composed by SteadyWindow (./steady-window.ts): the ramp (./ramp.ts) and the
  * window's length (./window-length.ts) open and close the window; the cap search (./cap-search.ts), the
@@ -44,8 +46,13 @@ export interface WindowRules {
   warmupMs: number;
   /** A time-limited window stays open until this many requests were sent in it ... */
   minSamples: number;
-  /** ... but no longer than measureMs × this. */
+  /** ... but no longer than measureMs × this ... */
   extendFactor: number;
+  /**
+   * ... or, where set (sweep rows), as long as minSamples take at the rate requests are sent in the window (a
+   * quarter more for noise), up to this many ms: a sweep's rows then describe their load on a slow server too.
+   */
+  sampleWindowMaxMs?: number;
   /** The window opens at the latest this long after the row's start, settled or not. */
   rampLimitMs: number;
   /** Hops of ramp-up: 1 = until the first completion (closed loops), 2 = one more request latency (open loops, bursts). */
@@ -84,6 +91,13 @@ export const DEFAULT_MIN_SAMPLES = 20;
 /** Why a cool-down request was cancelled (its record's error message). */
 export const COOLDOWN_OVER = 'cool-down over: every request measured in the window had finished';
 export const DEFAULT_EXTEND_FACTOR = 3;
+/**
+ * The longest a sweep row's window stays open to gather minSamples (WindowRules.sampleWindowMaxMs): 20 requests of
+ * 6 s one at a time. Past it the row says it held too few, and which --max-seconds would hold enough.
+ */
+export const SAMPLE_WINDOW_MAX_MS = 120_000;
+/** A sized window allows minSamples × this at the rate it sends: sends are not perfectly even. */
+export const SAMPLE_WINDOW_MARGIN = 1.25;
 export const FAST_FAILURE_STREAK = 20;
 export const FAST_FAILURE_MS = 250;
 /** No window stays open longer than this, whatever its requests take. */

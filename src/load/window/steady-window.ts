@@ -7,7 +7,7 @@ import type { WindowOutcome, WindowRules } from './rules.js';
 import { inFlightLimitReason, SaturationStop } from './saturation-stop.js';
 import { WindowLength } from './window-length.js';
 
-type Finished = Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'> & { warmup?: boolean };
+type Finished = Pick<RequestRecord, 'sentAtMs' | 'endAtMs' | 'status' | 'error' | 'ttftMs'> & Partial<Pick<RequestRecord, 'firstTokenAtMs' | 'lastTokenAtMs'>> & { warmup?: boolean };
 
 /**
  * The steady window of a row (the rules: ./rules.ts), decided online and the same way in real and virtual time.

@@ -6,7 +6,7 @@ import { DEFAULT_CALIBRATION } from './constants.js';
 import type { Calibration } from './types.js';
 
 const positive = z.number().positive().finite();
-const hardware = z.object({ etaM: positive, etaC: positive, linkAlphaUs: positive, linkBetaGBs: positive }).strict();
+const hardware = z.object({ etaM: positive, etaC: positive, linkAlphaUs: positive, linkBetaGBs: positive, overlapP: z.number().min(1).max(8).optional() }).strict();
 const engine = z.object({ c0Ms: positive, cSeqUs: positive, tApiMs: positive, etaMoe: positive.optional(), moeBw: positive.optional() }).strict();
 const quant = z.object({ qc: positive, qm: positive }).strict();
 const capacityFactor = z

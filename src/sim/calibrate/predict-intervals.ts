@@ -38,13 +38,32 @@ export function publishedBasis(engine: SimEngineOptions, levelPct: number): Inte
   return { kind: 'published', level: levelPct / 100, unseen: unseenDimensions(engine).unseen, model: INTERVAL_DATA.model };
 }
 
-/** The calibration's own spread when it was fitted for this deployment, else the published tables' residuals (undefined: level 0). */
-export function intervalBasis(engine: SimEngineOptions, levelPct: number): IntervalBasis | undefined {
-  if (!(levelPct > 0)) return undefined;
+/** The calibration's fit for this very deployment, if it holds one (its spreads give the intervals). */
+function ownCalibration(engine: SimEngineOptions): CalibratedSpreads | undefined {
   const ci = engine.calibration?.intervals;
   const same = ci && ci.deployment.engine === engine.engine && ci.deployment.model === engine.model
     && ci.deployment.gpu.toLowerCase() === engine.gpu.toLowerCase() && ci.deployment.gpus === engine.gpus;
-  if (ci && same) return { kind: 'calibration', level: levelPct / 100, spreads: ci.spreads };
+  return ci && same ? ci.spreads : undefined;
+}
+
+/**
+ * Why a prediction carries no interval although one was asked for: every published table measured GPUs, so their
+ * residuals say nothing of a CPU (out of family they span 430× on ITL and more on TTFT: 1–443 ms around 7.7 ms).
+ * Undefined where an interval can be built.
+ */
+export function noIntervalReason(engine: SimEngineOptions, levelPct: number): string | undefined {
+  if (!(levelPct > 0) || ownCalibration(engine)) return undefined;
+  const r = resolveSimEngine(engine);
+  if (r.hardware.cpu === undefined) return undefined;
+  return `no prediction intervals: every published table measured GPUs, so none describes the error on a CPU (${r.hardware.name}); --calibrate-from RUN[,RUN…] of this deployment gives intervals from its own runs`;
+}
+
+/** The calibration's own spread when it was fitted for this deployment, else the published tables' residuals (undefined: level 0, or none apply). */
+export function intervalBasis(engine: SimEngineOptions, levelPct: number): IntervalBasis | undefined {
+  if (!(levelPct > 0)) return undefined;
+  const spreads = ownCalibration(engine);
+  if (spreads) return { kind: 'calibration', level: levelPct / 100, spreads };
+  if (noIntervalReason(engine, levelPct)) return undefined;
   return publishedBasis(engine, levelPct);
 }
 

@@ -32,8 +32,11 @@ export interface ScoredPoint {
 
 /** Median |predicted/measured − 1| in percent, per metric and overall; `loss` is the fit's Σ log². */
 export interface ErrorReport {
-  /** setByLoad: every figure of this metric was set by the load (open-loop throughput); it does not count overall. */
-  perMetric: Partial<Record<FitMetricKey, { medianPct: number; n: number; setByLoad?: boolean }>>;
+  /**
+   * setByLoad: every figure of this metric was set by the load (open-loop throughput); it does not count overall.
+   * meanPct: the mean over the rows, which a median of a few rows can hide (rows +20%, +0.2%, +0.4%: median 0.4%).
+   */
+  perMetric: Partial<Record<FitMetricKey, { medianPct: number; meanPct: number; n: number; setByLoad?: boolean }>>;
   /** The worst per-metric median (the metrics the load does not set); the metric it is. */
   worstMetric?: FitMetricKey;
   overallPct: number;
@@ -71,8 +74,49 @@ export function scorePoints(run: MeasuredRun, predicted: readonly StageSummary[]
   return out;
 }
 
+const logSquare = (p: ScoredPoint): number => (Number.isFinite(p.predicted) ? Math.log(p.predicted / p.measured) ** 2 : MISSING_PENALTY);
+
 export function pointLoss(points: readonly ScoredPoint[]): number {
-  return points.reduce((a, p) => a + (Number.isFinite(p.predicted) ? Math.log(p.predicted / p.measured) ** 2 : MISSING_PENALTY), 0);
+  return points.reduce((a, p) => a + logSquare(p), 0);
+}
+
+/**
+ * What the run fit minimises: TTFT, ITL and the end-to-end figures weigh alike, each the mean log² of its figures.
+ * e2e, req/s and output tok/s are one quantity seen three ways (a closed loop's rate is its streams over its mean
+ * latency): counted as three figures beside one TTFT and one ITL, they outvoted ITL, and the fit traded ITL away to
+ * move them.
+ */
+export function fitObjective(points: readonly ScoredPoint[]): number {
+  const groups: ReadonlyArray<readonly FitMetricKey[]> = [['ttft'], ['itl'], ['e2e', 'requestThroughput', 'outputTokenThroughput']];
+  return groups.reduce((sum, keys) => {
+    const ls = points.filter((p) => keys.includes(p.metric)).map(logSquare);
+    return sum + (ls.length ? ls.reduce((a, b) => a + b, 0) / ls.length : 0);
+  }, 0);
+}
+
+/** A median error "worse" than another: beyond it by more than 10% and a point (a row's figures carry noise). */
+export const medianWorse = (beforePct: number, afterPct: number): boolean => afterPct > beforePct * 1.1 + 1;
+
+/**
+ * The figures `after` leaves worse than `before`, and by how much (log units, 0 where none): a figure is worse when
+ * its mean error over the rows grew at all, or its median error grew past `medianWorse` — the "(worse)" the error
+ * line prints. A figure `after` cannot predict at all is worse; one the load sets (open-loop rates) never is.
+ */
+export function worseFigures(before: ErrorReport, after: ErrorReport): { metrics: FitMetricKey[]; by: number } {
+  const metrics: FitMetricKey[] = [];
+  let by = 0;
+  for (const m of FIT_METRICS) {
+    const b = before.perMetric[m.key];
+    const a = after.perMetric[m.key];
+    if (!b || b.setByLoad) continue;
+    const grew = (x: number, y: number): number => Math.max(0, Math.log((1 + y / 100) / (1 + x / 100)));
+    const d = a ? grew(b.meanPct, a.meanPct) + (medianWorse(b.medianPct, a.medianPct) ? grew(b.medianPct * 1.1 + 1, a.medianPct) : 0) : 1;
+    if (d > 1e-12) {
+      metrics.push(m.key);
+      by += d;
+    }
+  }
+  return { metrics, by };
 }
 
 const median = (xs: number[]): number => {
@@ -95,7 +139,7 @@ export function errorReport(points: readonly ScoredPoint[]): ErrorReport {
     const errs = (informative.length > 0 ? informative : all).map(absErrPct);
     if (!errs.length) continue;
     const setByLoad = informative.length === 0;
-    perMetric[m.key] = { medianPct: median(errs), n: errs.length, ...(setByLoad ? { setByLoad } : {}) };
+    perMetric[m.key] = { medianPct: median(errs), meanPct: errs.reduce((a, b) => a + b, 0) / errs.length, n: errs.length, ...(setByLoad ? { setByLoad } : {}) };
     if (!setByLoad && (worstMetric === undefined || median(errs) > (perMetric[worstMetric]?.medianPct ?? -1))) worstMetric = m.key;
   }
   const overallPct = worstMetric !== undefined ? (perMetric[worstMetric]?.medianPct as number) : median(points.map(absErrPct));
@@ -117,7 +161,7 @@ const pct = (x: number | undefined): string => (x === undefined || !Number.isFin
 export function formatErrors(before: ErrorReport, after?: ErrorReport): string {
   const parts = FIT_METRICS.filter((m) => before.perMetric[m.key] || after?.perMetric[m.key]).map((m) => {
     const [b, a] = [before.perMetric[m.key], after?.perMetric[m.key]];
-    const worse = a && b && !a.setByLoad && a.medianPct > b.medianPct * 1.1 + 1 ? ' (worse)' : '';
+    const worse = a && b && !a.setByLoad && medianWorse(b.medianPct, a.medianPct) ? ' (worse)' : '';
     const set = (a ?? b)?.setByLoad ? ' (set by the load: open loop)' : '';
     return `${m.label} ${pct(b?.medianPct)}${after ? ` → ${pct(a?.medianPct)}` : ''}${worse}${set}`;
   });

@@ -8,6 +8,8 @@ export interface HardwareCal {
   linkAlphaUs: number;
   /** All-reduce effective bus bandwidth for large (prefill) messages. */
   linkBetaGBs: number;
+  /** This hardware's compute/memory overlap p (Calibration.overlapP; absent: that). A CPU's run fit sets it. */
+  overlapP?: number;
 }
 
 export interface EngineCal {

@@ -116,24 +116,39 @@ function forward(to: SimServer, req: IncomingMessage, body: Buffer, res: ServerR
   up.end(body);
 }
 
-/** One /metrics for the cluster: counters and request gauges summed, usage and rate gauges averaged over replicas. */
+/**
+ * One /metrics for the cluster: counters and request gauges summed, usage and rate gauges averaged over replicas. The
+ * simulated GPUs' DCGM power lines are not summed but listed, each replica's GPUs numbered on after the previous
+ * replica's (as one DCGM exporter lists a node's GPUs), so `run --power auto` counts every replica's GPUs.
+ */
 async function sumMetrics(replicas: readonly SimServer[], agent: Agent): Promise<string> {
   const texts = await Promise.all(replicas.map((r) => getText(`${r.url}/metrics`, agent)));
   const sums = new Map<string, number>();
   const order: string[] = [];
   const meta: string[] = [];
+  let gpuOffset = 0;
   for (const text of texts) {
+    let gpusHere = 0;
     for (const line of text.split('\n')) {
       if (line.startsWith('#')) {
         if (!meta.includes(line)) meta.push(line);
         continue;
       }
-      const m = /^(\S+)\s+(\S+)/.exec(line);
+      // A label value may hold spaces (`modelName="NVIDIA H100"`): the key runs to the closing brace.
+      const m = /^(\S+?(?:\{[^}]*\})?)\s+(\S+)/.exec(line);
       if (!m) continue;
-      const [, key, value] = m as unknown as [string, string, string];
+      const [, named, value] = m as unknown as [string, string, string];
+      let key = named;
+      if (key.startsWith('DCGM_')) {
+        const gpu = Number(/[{,]gpu="(\d+)"/.exec(key)?.[1] ?? 0);
+        gpusHere = Math.max(gpusHere, gpu + 1);
+        const n = gpuOffset + gpu;
+        key = key.replace(/([{,])gpu="\d+"/, `$1gpu="${n}"`).replace(/GPU-inferbench-sim-\d+/, `GPU-inferbench-sim-${n}`).replace(/device="nvidia\d+"/, `device="nvidia${n}"`);
+      }
       if (!sums.has(key)) order.push(key);
       sums.set(key, (sums.get(key) ?? 0) + Number(value));
     }
+    gpuOffset += gpusHere;
   }
   const averaged = (key: string): boolean => /_perc|usage|hit_rate|_ratio/.test(key.split('{')[0] ?? key);
   const lines = order.map((key) => `${key} ${averaged(key) ? (sums.get(key) as number) / replicas.length : (sums.get(key) as number)}`);

@@ -162,7 +162,7 @@ export class StepCostModel {
     this.cSeq = pure ? 0 : ec.cSeqUs * 1e-6;
     this.overlap = eng.overlapHost;
     this.visionPerFlop = 1 / (tp * etaC * PK);
-    this.soft = softP(pure ? 2 : (cal.overlapP ?? 2));
+    this.soft = softP(pure ? 2 : (hc?.overlapP ?? cal.overlapP ?? 2));
     const peakBw = hw.bwGBs * 1e9;
     const perExpert = model.moe ? 3 * model.hidden * model.moe.expertFfn * moeLayerShare(model) : 0;
     this.peak = {

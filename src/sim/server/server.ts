@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { configError } from '../../core/errors.js';
+import { simHardwareHeaders } from '../../dialects/sim-hardware.js';
 import type { LengthDist } from '../../workload/lengths.js';
 import { createSimEngine, describeSimEngine, type SimEngineDescription } from '../create.js';
 import { RealTimeDriver, type PacingStats } from '../des/real-time-driver.js';
@@ -265,7 +266,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     send(res, out, { 'x-sim-request-id': String(id.seq) });
   };
 
+  // Every reply says what hardware is simulated (as a real engine reports its version): a run records it as its GPU.
+  const hardware = Object.entries(simHardwareHeaders({ gpu: description.gpu, gpus: description.gpus, quant: description.quant }));
   const server: Server = createServer({ keepAlive: true, noDelay: true, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+    for (const [name, value] of hardware) res.setHeader(name, value);
     onRequest(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, wire.errorReply(500, `internal error: ${String(err)}`, req.url ?? '/'));
       else res.destroy();

@@ -5,7 +5,7 @@
  * `[DONE]`. OpenAI routes: model echoed verbatim, `matched_stop`, msgspec chat chunks with
  * "reasoning_content":null, a separate finish chunk, usage with reasoning_tokens; flat errors.
  */
-import { countPrompt, inlineTokenOut, tokenId } from './filler.js';
+import { countPrompt, countTextTokens, fillerIds, inlineTokenOut, tokenId } from './filler.js';
 import { renderMetrics, vllmMetricLines, type MetricLine } from './metrics.js';
 import { embeddingsRoute } from './embeddings.js';
 import { SGLANG_EOS_ID, sglangChat, sglangCompletions, sglangFlatError, sglangLengthMessage } from './sglang-openai.js';
@@ -100,11 +100,25 @@ function serverInfo(ctx: WireContext, s: Parameters<EngineWire['metrics']>[1]): 
   });
 }
 
+/**
+ * `POST /v1/tokenize` (alias `/tokenize`), SGLang's OpenAIServingTokenize: `prompt` is a string (→ `tokens` ids and
+ * `count`) or a list of strings, each encoded on its own (→ a list of id lists and a list of counts, even for one),
+ * so a client counts a whole batch in one request. `add_special_tokens` (default true) adds BOS.
+ */
 function tokenize(ctx: WireContext, body: unknown): HttpReply {
   const o = asObj(body);
-  const pc = countPrompt(o?.['prompt'], o?.['add_special_tokens'] !== false);
-  if (!pc.ok) return sglangFlatError(400, pc.message);
-  return json(200, JSON.stringify({ tokens: promptIds(pc.tokens), count: pc.tokens, max_model_len: ctx.maxModelLen }));
+  const prompt = o?.['prompt'];
+  const bos = o?.['add_special_tokens'] !== false;
+  const count = (text: string): number => countTextTokens(text) + (bos ? 1 : 0);
+  const ids = (tokens: number): number[] => (bos ? promptIds(tokens) : fillerIds(0, tokens));
+  const reply = (tokens: unknown, count: unknown): HttpReply => json(200, JSON.stringify({ tokens, count, max_model_len: ctx.maxModelLen }));
+  if (typeof prompt === 'string') return reply(ids(count(prompt)), count(prompt));
+  if (Array.isArray(prompt) && prompt.every((p) => typeof p === 'string')) {
+    const counts = prompt.map(count);
+    return reply(counts.map(ids), counts);
+  }
+  // Pydantic refuses anything else before the handler runs (TokenizeRequest.prompt: Union[str, List[str]]).
+  return sglangFlatError(400, 'prompt must be a string or a list of strings');
 }
 
 const routes: Route[] = [

@@ -63,6 +63,8 @@ export interface RunView {
   warnings: string[];
   hasRequests: boolean;
   hasTelemetry: boolean;
+  /** power.jsonl is there (`run --power`): the telemetry view carries its GPU-power chart. */
+  hasPower?: boolean;
 }
 
 /** GET /api/runs/:id for a live run whose first row has not finished (no summary.json yet). */

@@ -81,7 +81,7 @@ export function runPage(root: HTMLElement, id: string): () => void {
   async function loadExtras(v: RunView): Promise<void> {
     const [req, tel] = await Promise.all([
       v.hasRequests ? getJson<RequestsView>(`/api/runs/${id}/requests`) : undefined,
-      v.hasTelemetry ? getJson<TelemetryView>(`/api/runs/${id}/telemetry`) : undefined,
+      v.hasTelemetry || v.hasPower ? getJson<TelemetryView>(`/api/runs/${id}/telemetry`) : undefined,
     ]);
     if (gone) return;
     fill(
@@ -99,7 +99,7 @@ export function runPage(root: HTMLElement, id: string): () => void {
           )
         : h('p', { class: 'note' }, 'No requests.jsonl in this run folder (an imported summary, or --records none).'),
       h('h2', null, 'Server telemetry over time'),
-      tel && tel.charts.length ? h('div', { id: 'run-telemetry' }, chartGrid(tel.charts).el) : h('p', { class: 'note' }, v.hasTelemetry ? 'telemetry.jsonl has no gauge the charts draw.' : 'No telemetry: the server had no Prometheus /metrics, or the run is still going (telemetry.jsonl is written at its end).'),
+      tel && tel.charts.length ? h('div', { id: 'run-telemetry' }, chartGrid(tel.charts).el) : h('p', { class: 'note' }, v.hasTelemetry || v.hasPower ? 'telemetry.jsonl and power.jsonl have no reading the charts draw.' : 'No telemetry: the server had no Prometheus /metrics, or the run is still going (telemetry.jsonl and power.jsonl are written at its end).'),
       renderMeta(v),
     );
   }

@@ -41,14 +41,48 @@ describe('InFlightCapSearch', () => {
     expect(s.backOffLimitMs).toBeCloseTo(t + (2000 * 64) / 16, 6);
   });
 
-  it('a step whose requests queued at the server (first token over half their latency beyond the quickest) ends the search', () => {
+  it('a step whose requests queued at the server (first token over half their latency beyond the quickest) goes down to what the server served at once, and stays there when it keeps the rate', () => {
     const s = new InFlightCapSearch(rule, 0, Infinity);
     s.onComplete(ok(0, 100, 10)); // the row's quickest first token: 10 ms
+    let t = round(s, 0, 1000, 20); // 16 in flight, 1 s each: 16 req/s
+    s.step(t, 16);
+    // A server serving 20 at once, 1 s each: 64 in flight take 3.2 s, of which 2.2 s waiting (first token at 2.21 s).
+    t = round(s, t, 3200, 2210);
+    expect(s.step(t, 64)).toBeUndefined();
+    // 20 req/s × (3.2 s − 2.2 s waited) = 20 served at once: the search goes on at 20 (it kept 64 before).
+    expect(s.steps[1]).toMatchObject({ cap: 64, queued: true, servingAtOnce: 20 });
+    expect(s.steps[1]!.completionRate).toBeCloseTo(20, 6);
+    expect([s.cap, s.settled]).toEqual([20, false]);
+    // The 44 in flight beyond 20 drain first: 1.5 × (44 + 2 × 20 + 10) requests at 20 req/s past the step's start.
+    expect(s.rampLimitMs(0, { completed: 0, firstCompletionAt: null, lastCompletionAt: 0 })).toBeCloseTo(t + (1000 * 1.5 * 94) / 20, 6);
+    t = round(s, t, 1000, 20); // 20 in flight, 1 s each: 20 req/s, no queue
+    expect(s.step(t, 20)).toBe('kept');
+    expect([s.cap, s.settled]).toEqual([20, true]);
+  });
+
+  it('goes back up to the best step when the step down lost its rate', () => {
+    const s = new InFlightCapSearch(rule, 0, Infinity);
+    s.onComplete(ok(0, 100, 10));
     let t = round(s, 0, 1000, 20);
     s.step(t, 16);
-    t = round(s, t, 1000, 700); // waited 690 ms of 1000: queued
-    expect(s.step(t, 64)).toBe('kept');
-    expect(s.steps[1]).toMatchObject({ cap: 64, queued: true });
+    t = round(s, t, 3200, 2210);
+    s.step(t, 64);
+    t = round(s, t, 1500, 20); // 20 in flight: 13.3 req/s, under 20 × (1 − 7.5%)
+    expect(s.step(t, 20)).toBe('backed-off');
+    expect([s.cap, s.settled]).toEqual([64, true]);
+    expect(s.steps.map((x) => x.cap)).toEqual([16, 64, 20]);
+  });
+
+  it('counts what the server served at once from the streams (first → last token) that overlapped, where requests stream', () => {
+    const s = new InFlightCapSearch(rule, 0, Infinity);
+    // 4 slots, 1 s each (first token after 0.1 s): the 16 sent at 0 run 4 at a time; each completion sends one more.
+    const streamed = (sent: number, slotStart: number) => ({ ...ok(sent, slotStart + 1000, slotStart + 100 - sent), firstTokenAtMs: slotStart + 100, lastTokenAtMs: slotStart + 1000 });
+    for (let k = 0; k < 8; k++) for (let slot = 0; slot < 4; slot++) s.onComplete(streamed(k < 4 ? 0 : 1000 * (k - 4), 1000 * k));
+    // The 12 settled requests (sent from the first completion on) waited 4 s of their 5: queued. Little's law on the
+    // time not spent waiting says 3.2 × 1 s = 3; the streams overlapped 4 at once.
+    expect(s.step(8000, 16)).toBeUndefined();
+    expect(s.steps[0]).toMatchObject({ cap: 16, queued: true, servingAtOnce: 4 });
+    expect(s.cap).toBe(4);
   });
 
   it('waits for enough settled requests, and gives the ramp time for the current step', () => {
