@@ -9,6 +9,7 @@ import type { RequestRecord } from '../src/metrics/record.js';
 import type { RunSummaryDoc } from '../src/report/run-summary.js';
 import { startSimServer, type SimServer } from '../src/sim/server/index.js';
 import { runCli } from './helpers/cli.js';
+import { runInProcess } from './helpers/run-in-process.js';
 
 /** Flags as commander hands them over (defaulted flags present, marked as not typed). */
 function resolve(typed: RawRunFlags): ReturnType<typeof resolveRunOptions> {
@@ -62,6 +63,8 @@ describe('embeddings flags', () => {
   }, 60_000);
 });
 
+// The runs below go in this process (runInProcess: run's own flag parsing and command); the one spawned CLI of this
+// file is the mistake above, where the process's exit code and stderr are what is tested.
 describe('run --api openai-embeddings against the simulator (real loopback HTTP)', () => {
   let sim: SimServer;
   beforeAll(async () => {
@@ -71,7 +74,8 @@ describe('run --api openai-embeddings against the simulator (real loopback HTTP)
 
   it('constant rate, batches of 4: every request succeeds with the server\'s prompt token count, no TTFT/ITL', async () => {
     const out = outDir();
-    const r = await runCli(['run', '--target', sim.url, '--api', 'openai-embeddings', '--batch-size', '4', '--rate', '20', '--max-requests', '30', '--out', out, ...common]);
+    // 60 req/s: the 30 requests go out in half a second (nothing below depends on the rate).
+    const r = await runInProcess(['--target', sim.url, '--api', 'openai-embeddings', '--batch-size', '4', '--rate', '60', '--max-requests', '30', '--out', out, ...common]);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummaryDoc;
     const s = doc.stages[0];
@@ -101,12 +105,13 @@ describe('run --api openai-embeddings against the simulator (real loopback HTTP)
 
   it('sweep (synchronous, a rate, throughput) and concurrent rows all measure', async () => {
     const out = outDir();
-    const r = await runCli(['run', '--target', sim.url, '--api', 'openai-embeddings', '--batch-size', '2', '--sweep-rates', '1', '--max-seconds', '1', '--out', out, '--json', ...common]);
+    // Half-second rows, the throughput row at most 16 streams: which rows there are and that each measures is the point.
+    const r = await runInProcess(['--target', sim.url, '--api', 'openai-embeddings', '--batch-size', '2', '--sweep-rates', '1', '--max-seconds', '0.5', '--max-concurrency', '16', '--out', out, '--json', ...common]);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as RunSummaryDoc;
     expect(doc.stages.map((s) => s.label)).toEqual(['synchronous', 'throughput', expect.stringMatching(/^asynchronous@/)]);
     for (const s of doc.stages) expect(s).toMatchObject({ inputsPerRequest: 2, requests: { errors: 0 } });
-    const c = await runCli(['run', '--target', sim.url, '--api', 'openai-embeddings', '--concurrency', '1,4', '--max-requests', '12', '--out', outDir(), '--json', ...common]);
+    const c = await runInProcess(['--target', sim.url, '--api', 'openai-embeddings', '--concurrency', '1,4', '--max-requests', '12', '--out', outDir(), '--json', ...common]);
     expect(c.code, c.stderr).toBe(0);
     const rows = (JSON.parse(c.stdout) as RunSummaryDoc).stages;
     expect(rows.map((s) => s.label)).toEqual(['concurrent@1', 'concurrent@4']);
@@ -121,7 +126,7 @@ describe('run --api openai-embeddings against the simulator (real loopback HTTP)
 
   it('capacity with an e2e SLO answers in streams', async () => {
     const out = outDir();
-    const r = await runCli(['run', '--target', sim.url, '--api', 'openai-embeddings', '--batch-size', '4', '--profile', 'capacity', '--capacity-axis', 'concurrency', '--slo', 'e2e:150', '--max-seconds', '1', '--out', out, '--json', ...common]);
+    const r = await runInProcess(['--target', sim.url, '--api', 'openai-embeddings', '--batch-size', '4', '--profile', 'capacity', '--capacity-axis', 'concurrency', '--slo', 'e2e:150', '--max-seconds', '1', '--out', out, '--json', ...common]);
     // One stream of 4 × 64-token texts takes ~10 ms at this time scale: the search finds a stream count, exit 0.
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as RunSummaryDoc;
@@ -158,14 +163,14 @@ describe('run --api tei-embeddings against a TEI-shaped server', () => {
 
   it('takes prompt tokens from x-compute-tokens, and from the client\'s count when the header is missing', async () => {
     const out = outDir();
-    const args = ['run', '--target', url, '--api', 'tei-embeddings', '--model', 'bge', '--batch-size', '3', '--concurrency', '2', '--max-requests', '6', ...common];
-    const r = await runCli([...args, '--out', out]);
+    const args = ['--target', url, '--api', 'tei-embeddings', '--model', 'bge', '--batch-size', '3', '--concurrency', '2', '--max-requests', '6', ...common];
+    const r = await runInProcess([...args, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(records(out)).toHaveLength(6);
     for (const rec of records(out)) expect(rec).toMatchObject({ status: 'ok', promptTokens: 30, promptTokenSource: 'server-details', inputCount: 3 });
     withHeader = false;
     const out2 = outDir();
-    expect((await runCli([...args, '--out', out2])).code).toBe(0);
+    expect((await runInProcess([...args, '--out', out2])).code).toBe(0);
     expect(records(out2)).toHaveLength(6);
     for (const rec of records(out2)) expect(rec).toMatchObject({ status: 'ok', promptTokenSource: 'client-tokenizer', promptTokens: rec.clientPromptTokens });
   }, 120_000);
@@ -206,8 +211,10 @@ describe('between rows, without /metrics', () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const out = outDir();
-      const r = await runCli(['run', '--target', url, '--api', 'tei-embeddings', '--model', 'bge', '--profile', 'sweep', '--sweep-rates', '1',
-        '--max-seconds', '1', '--drain', '0', '--idle-wait', '10', '--out', out, '--json', ...common]);
+      // Half-second rows and at most 16 streams in the throughput row: its ramp-up no longer queues ~200 requests
+      // (4 s of this server's time) before the row starts, and it still leaves the queue with cut requests.
+      const r = await runInProcess(['--target', url, '--api', 'tei-embeddings', '--model', 'bge', '--profile', 'sweep', '--sweep-rates', '1',
+        '--max-seconds', '0.5', '--max-concurrency', '16', '--drain', '0', '--idle-wait', '10', '--out', out, '--json', ...common]);
       expect(r.code, r.stderr).toBe(0);
       const doc = JSON.parse(r.stdout) as RunSummaryDoc;
       const [sync, throughput, rate] = doc.stages;

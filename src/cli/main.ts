@@ -9,20 +9,28 @@ import { commandFlags, withFlags } from './run-flags.js';
 import { toolVersion } from './version.js';
 import { withSources } from './flag-sources.js';
 
-const io = { stdout: process.stdout, stderr: process.stderr };
+/** Where the commands write: the process's streams, or (runCliInProcess, tests) streams that keep the text. */
+export interface CliIo {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr };
 
 /** A subcommand with its grouped options and examples. */
 function command(program: Command, name: string, description: string, ...lists: Option[][]): Command {
   return addExamples(withFlags(program.command(name).description(description), ...lists), EXAMPLES[name] ?? []);
 }
 
-export function buildProgram(): Command {
+export function buildProgram(io: CliIo = processIo): Command {
   const program = new Command('inferbench')
     .description('Benchmark LLM inference servers — or the built-in simulated engine.')
     .version(toolVersion())
     .configureHelp(HELP_CONFIG)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  // commander's own messages (usage errors, --help) where the commands write; settings pass to the subcommands below.
+  if (io !== processIo) program.configureOutput({ writeOut: (t) => void io.stdout.write(t), writeErr: (t) => void io.stderr.write(t) });
   addExamples(program, [...(EXAMPLES['run'] ?? []).slice(0, 2), ...(EXAMPLES['predict'] ?? []).slice(0, 1), ...(EXAMPLES['sim'] ?? []).slice(0, 1)]);
 
   command(program, 'run', 'measure a server (default: the built-in simulated engine) and print the seed tables', commandFlags('run'))
@@ -35,7 +43,7 @@ export function buildProgram(): Command {
       const gate = await (await import('./gate-command.js')).runGateFlags(flags);
       const saved = planFile !== undefined ? (await import('./run-plan-flags.js')).planRunInputs(flags, cmd) : undefined;
       const opts = saved?.opts ?? resolveRunOptions(withSources(runFlags, cmd), process.env, undefined, notices);
-      printNotices(notices, opts.json || dryRun === true);
+      printNotices(notices, opts.json || dryRun === true, io);
       const outcome = await runCommand(opts, io, { ui: ui === true, dryRun: dryRun === true, ...(saved ? { plan: saved.plan } : {}) });
       process.exitCode = gate && outcome.dir !== undefined ? await gate.after(outcome, opts.json, io) : outcome.exitCode;
       await outcome.dashboard?.hold(io.stderr);
@@ -66,7 +74,7 @@ export function buildProgram(): Command {
       const { predictCommand, readClusterFlags } = await import('./predict-command.js');
       const notices: string[] = [];
       const opts = resolveRunOptions(withSources(flags, cmd), process.env, undefined, notices);
-      printNotices(notices, opts.json);
+      printNotices(notices, opts.json, io);
       const { readCalibrationFlags } = await import('./calibration-flags.js');
       const { parseSpecDecode } = await import('../sim/engine/spec-decode.js');
       const { readSlotFlags } = await import('./llamacpp-flags.js');
@@ -181,7 +189,7 @@ export function buildProgram(): Command {
 export { withSources } from './flag-sources.js';
 
 /** Settings implied from the flags, one `note:` line each, where the command's human output goes. */
-function printNotices(notices: readonly string[], toStderr: boolean): void {
+function printNotices(notices: readonly string[], toStderr: boolean, io: CliIo): void {
   for (const n of notices) (toStderr ? io.stderr : io.stdout).write(`note: ${n}\n`);
 }
 
@@ -202,22 +210,40 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-function reportError(err: unknown): number {
+/**
+ * `inferbench ARGV` in this process (tests: no child process, no start-up), its output on `io`: resolves with the exit
+ * code main() would leave, the process's own exit code untouched. One at a time in a thread (the commands set
+ * process.exitCode); a command that serves until a signal (sim, ui) does not return.
+ */
+export async function runCliInProcess(argv: readonly string[], io: CliIo): Promise<number> {
+  const saved = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    return Number(process.exitCode ?? 0);
+  } catch (err) {
+    return reportError(err, io.stderr);
+  } finally {
+    process.exitCode = saved;
+  }
+}
+
+function reportError(err: unknown, stderr: { write(s: string): unknown } = process.stderr): number {
   if (err instanceof CommanderError) {
     // commander already printed its message (and help where asked for)
     return err.exitCode === 0 ? 0 : 2;
   }
   if (isUserError(err)) {
-    process.stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
     return 2;
   }
   if (err instanceof InferbenchError) {
-    process.stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
     // Nothing answering at --target is the same mistake whether the port refuses or stays silent.
     return err.code === 'E_CONNECT' || err.code === 'E_CONNECT_TIMEOUT' ? 2 : 1;
   }
   const e = err as Error;
-  process.stderr.write(`internal error: ${e?.stack ?? String(err)}\n`);
+  stderr.write(`internal error: ${e?.stack ?? String(err)}\n`);
   return 1;
 }
 

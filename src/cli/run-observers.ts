@@ -40,13 +40,16 @@ export function progressObserver(progress: Progress): RunObserver {
 
 /**
  * requests.jsonl as requests end; summary.json after every finished row, so a crash loses at most the row in
- * progress (and --resume restarts it). `done` holds the rows finished (a resumed run's earlier rows first).
+ * progress (and --resume restarts it). A row is called finished only once its records are on the disk: a full disk
+ * at its last flush leaves it out of summary.json, so --resume runs it again rather than keep it with records cut.
+ * `done` holds the rows finished (a resumed run's earlier rows first).
  */
 export function runWriterObserver(writer: RunWriter, done: StageSummary[], partialDoc: (stages: StageSummary[]) => RunSummaryDoc): RunObserver {
   return {
     onRecord: (r) => writer.appendRecord(r),
-    onStageEnd: (s, r) => {
+    onStageEnd: async (s, r) => {
       if (r.interrupted) return;
+      if (!(await writer.syncRecords())) return;
       done.push(s);
       writeRunSummary(writer, { summary: partialDoc(done), complete: false });
     },

@@ -34,7 +34,8 @@ export interface BenchmarkHooks {
    */
   markStage?(index: number, edge: 'start' | 'end'): Promise<void>;
   onStageStart?(spec: StageSpec, index: number): void;
-  onStageEnd?(summary: StageSummary, result: StageResult): void;
+  /** May return a promise: awaited before the next row (a run puts the row's records on the disk here). */
+  onStageEnd?(summary: StageSummary, result: StageResult): Promise<void> | void;
   /**
    * Real runs (`--stall-timeout`): a row stops once requests are open and none has completed nor received bytes for this long — or
    * for 10× the synchronous row's median latency, once a synchronous row has run and that is longer.
@@ -102,7 +103,7 @@ export async function runBenchmark(cfg: ProfileConfig, runner: StageRunner, hook
     if (interrupted) summary.interrupted = true;
     stages.push(summary);
     await hooks.markStage?.(index, 'end');
-    hooks.onStageEnd?.(summary, last);
+    await hooks.onStageEnd?.(summary, last);
     if (interrupted) break;
     const reason = hooks.stopReason?.(summary);
     if (reason !== undefined) {

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, write, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, write, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ImportedRecord, RequestRecord } from '../results/record.js';
 import { applyRecordPolicy, type RecordPolicy } from './record-policy.js';
@@ -95,6 +95,26 @@ export class RunWriter {
     const batch = Buffer.from(this.pending.join('\n') + '\n');
     this.pending = [];
     this.writing = this.writing.then(() => this.writeBatch(batch));
+  }
+
+  /**
+   * Every record appended so far onto the disk: written, then synced (fdatasync). Resolves true when they all are,
+   * false when a write or the sync failed (recorded as `failure`; onFailure was told). A file that vouches for the
+   * records — summary.json calling a row finished — is written after this says true, never before: a full disk at a
+   * row's last flush then leaves the row unfinished (`--resume` runs it again), and, synced before that file's rename
+   * is even issued, the records cannot be lost by a crash that keeps the file.
+   */
+  async syncRecords(): Promise<boolean> {
+    this.flush();
+    await this.writing;
+    if (this.failure) return false;
+    try {
+      await new Promise<void>((resolve, reject) => fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
+    } catch (err) {
+      this.fail(this.requestsPath, err);
+      return false;
+    }
+    return true;
   }
 
   /** Flush and close requests.jsonl; resolves when the bytes are on disk (rejects on a failed write without onFailure). */

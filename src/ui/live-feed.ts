@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { ProgressCounters } from './progress-counters.js';
 import type { LiveStatus } from './client/api-types.js';
 import type { FeedBatch } from './feed-types.js';
+import { stageNumberText } from '../load/profiles.js';
 
 /** Where batches go: the dashboard's POST /api/live. */
 export interface FeedSink {
@@ -75,6 +76,8 @@ export class LiveFeed {
   private readonly stageLabels: Record<number, string> = {};
   private stage: { index: number; label: string; startMs: number } | undefined;
   private stagesDone = 0;
+  /** Rows the profile planned before it ran (0: a capacity search, whose probes have no total). */
+  private plannedUpFront = 0;
   private clockZeroMs: number | undefined;
   private status: LiveStatus = 'running';
   private exitCode: number | undefined;
@@ -107,6 +110,8 @@ export class LiveFeed {
     this.stage = { index, label, startMs: performance.now() };
     this.stageLabels[index] = label;
     this.meta.plannedStages = Math.max(this.meta.plannedStages, plannedStages, index + 1);
+    // 0 for a profile that decides its rows one at a time (a capacity search): its rows are probes, with no total.
+    this.plannedUpFront = Math.max(this.plannedUpFront, plannedStages);
   }
 
   /** Call after the row's summary.json is on disk: the dashboard re-reads it when this count grows. */
@@ -142,7 +147,7 @@ export class LiveFeed {
             progress: {
               stage: s.index,
               label: s.label,
-              stageNo: `${s.index + 1}/${Math.max(this.meta.plannedStages, s.index + 1)}`,
+              stageNo: stageNumberText(s.index, this.plannedUpFront),
               elapsedS: (performance.now() - s.startMs) / 1000,
               dispatched: c.dispatched,
               done: c.done,

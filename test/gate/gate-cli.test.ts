@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimServer, type SimServer } from '../../src/sim/server/index.js';
 import type { GateReport } from '../../src/gate/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { cliInProcess } from '../helpers/cli-in-process-capgate.js';
+import { startSimWorker } from '../helpers/sim-worker-capgate.js';
 import { checkWellFormedXml } from './xml-check.js';
 
 /**
@@ -12,20 +13,30 @@ import { checkWellFormedXml } from './xml-check.js';
  * far beyond its threshold (a server 25% or 2× slower) or well inside it (the same server, wide thresholds), so a
  * loaded machine cannot turn it: the measured false-alarm and detection rates at the default thresholds are
  * bench/gate-power.ts's (docs/gate.md).
+ *
+ * The runs and gates run in this process (helpers/cli-in-process-capgate.ts: the CLI's own main, its exit codes and
+ * outputs), each run against a fresh simulator on a worker thread; one usage error goes through the real binary, for
+ * its exit code. The 25%-slower server is measured once, by `run --gate-against` (a run, then its gate): that run's
+ * folder is the candidate the other gates read.
  */
 
-const SHAPE = ['--profile', 'concurrent', '--concurrency', '8', '--prompt-tokens', '128', '--output-tokens', '32', '--no-progress'];
+// Output lengths spread around 32 (24–40 tokens): with one length for all, the 8 streams finish together and resend
+// together, in lock-step waves that host jitter breaks up at a random moment of the run — TTFT p50 then jumped within
+// a run (block medians 156 → 67 ms in the twice-as-slow run) and `improvements pass` read ttft.p50 as inconclusive on
+// a busy machine. Spread lengths break the waves from the start (block medians within ±20%).
+const SHAPE = ['--profile', 'concurrent', '--concurrency', '8', '--prompt-tokens', '128', '--output-dist', 'uniform:24,40', '--no-progress'];
 const LOAD = [...SHAPE, '--format', 'json'];
 
-function sim(modelTimeScale: number): Promise<SimServer> {
-  return startSimServer({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 1, modelTimeScale });
+/** A fresh simulator on its own thread (its steps never wait on the run's client in this thread). */
+function sim(modelTimeScale: number): ReturnType<typeof startSimWorker> {
+  return startSimWorker({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, seed: 1, modelTimeScale });
 }
 
 /** One run against a fresh simulator of the given speed (1.25 = every model step 25% slower). */
 async function runAgainst(modelTimeScale: number, out: string, extra: string[] = []): Promise<string> {
   const server = await sim(modelTimeScale);
   try {
-    const r = await runCli(['run', '--target', server.url, ...LOAD, '--max-requests', '240', ...extra, '--out', out], { timeoutMs: 180_000 });
+    const r = await cliInProcess(['run', '--target', server.url, ...LOAD, '--max-requests', '240', ...extra, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
   } finally {
     await server.close();
@@ -33,7 +44,21 @@ async function runAgainst(modelTimeScale: number, out: string, extra: string[] =
   return out;
 }
 
-const gate = (args: string[]) => runCli(['gate', ...args], { timeoutMs: 60_000 });
+/**
+ * `run --gate-against a1` against a fresh simulator 25% slower, writing `out`: one run, then its gate (the run's table,
+ * then the verdict; JUnit to one-step.xml beside it).
+ */
+async function runAndGate(out: string, baseline: string, junit: string): Promise<CliResult> {
+  const server = await sim(1.25);
+  try {
+    const args = [...SHAPE, '--format', 'table,json', '--max-requests', '240', '--out', out, '--gate-against', baseline, '--junit', junit];
+    return await cliInProcess(['run', '--target', server.url, ...args]);
+  } finally {
+    await server.close();
+  }
+}
+
+const gate = (args: string[]) => cliInProcess(['gate', ...args]);
 const json = (stdout: string): GateReport => JSON.parse(stdout) as GateReport;
 
 describe('inferbench gate against the simulator over HTTP', () => {
@@ -42,17 +67,20 @@ describe('inferbench gate against the simulator over HTTP', () => {
   let a2: string;
   let slower: string;
   let twiceAsSlow: string;
+  /** `run --gate-against a1` against the 25%-slower server: what it printed and exited with. */
+  let oneStep: CliResult;
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'ib-gate-'));
     // One after another: runs sharing the two cores would measure each other.
     a1 = await runAgainst(1, join(root, 'a1'));
     a2 = await runAgainst(1, join(root, 'a2'));
-    slower = await runAgainst(1.25, join(root, 'slower'));
+    slower = join(root, 'slower');
+    oneStep = await runAndGate(slower, a1, join(root, 'one-step.xml'));
     twiceAsSlow = await runAgainst(2, join(root, 'twice-as-slow'));
   }, 600_000);
 
-  afterAll(() => undefined);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   // Thresholds well outside what a loaded machine moves between two runs of one server (bench/gate-power.ts saw TTFT
   // p50 move by up to +71% and output tokens/s by ±11% between single runs, ITL p50 by under 2%).
@@ -118,22 +146,17 @@ describe('inferbench gate against the simulator over HTTP', () => {
     expect(text.stdout).toMatch(/itl\.p50\s+.*pass \(improved\)/);
   });
 
-  it('run --gate-against runs and gates in one step (exit 1 for the slower server), the run table first', async () => {
-    const server = await sim(1.25);
-    try {
-      const out = join(root, 'one-step');
-      const args = [...SHAPE, '--format', 'table,json', '--max-requests', '240', '--out', out, '--gate-against', a1, '--junit', join(root, 'one-step.xml')];
-      const r = await runCli(['run', '--target', server.url, ...args], { timeoutMs: 180_000 });
-      expect(r.code, r.stderr).toBe(1);
-      // The run's own table (its seed columns), then the gate's verdict.
-      expect(r.stdout).toContain('Output tok/s');
-      expect(r.stdout.indexOf('Output tok/s')).toBeLessThan(r.stdout.indexOf('FAIL:'));
-      expect(r.stdout).toContain('itl.p50 @ concurrent@8');
-      checkWellFormedXml(readFileSync(join(root, 'one-step.xml'), 'utf8'));
-    } finally {
-      await server.close();
-    }
-  }, 240_000);
+  it('run --gate-against runs and gates in one step (exit 1 for the slower server), the run table first', () => {
+    const r = oneStep;
+    expect(r.code, r.stderr).toBe(1);
+    // The run's own table (its seed columns), then the gate's verdict.
+    expect(r.stdout).toContain('Output tok/s');
+    expect(r.stdout.indexOf('Output tok/s')).toBeLessThan(r.stdout.indexOf('FAIL:'));
+    expect(r.stdout).toContain('itl.p50 @ concurrent@8');
+    checkWellFormedXml(readFileSync(join(root, 'one-step.xml'), 'utf8'));
+    // The run it gated is a whole run: the folder the other gates read as the slower candidate.
+    expect(readFileSync(join(slower, 'summary.json'), 'utf8')).toContain('concurrent@8');
+  });
 });
 
 describe('a run too short to tell', () => {
@@ -145,7 +168,7 @@ describe('a run too short to tell', () => {
     const server = await sim(0.5);
     try {
       for (const name of ['s1', 's2']) {
-        const r = await runCli(['run', '--target', server.url, ...LOAD, ...short, '--out', join(root, name)], { timeoutMs: 120_000 });
+        const r = await cliInProcess(['run', '--target', server.url, ...LOAD, ...short, '--out', join(root, name)]);
         expect(r.code, r.stderr).toBe(0);
       }
     } finally {
@@ -159,6 +182,7 @@ describe('a run too short to tell', () => {
     expect(r.stdout).toMatch(/^needs: e2e\.mean @ concurrent@8: about \d+ measured requests per side \(now 12; ×\d+\.\d/m);
     expect((await gate([...args, '--inconclusive', 'pass'])).code).toBe(0);
     expect((await gate([...args, '--inconclusive', 'fail'])).code).toBe(1);
+    rmSync(root, { recursive: true, force: true });
   }, 240_000);
 });
 
@@ -171,8 +195,9 @@ describe('usage errors exit 2 with one line', () => {
       [['gate', '--baseline', 'a', '--candidate', 'b', '--max-regression', 'speed=+1%'], /unknown metric "speed"/],
       [['run', '--max-requests', '5', '--junit', 'x.xml'], /--junit goes with --gate-against/],
     ];
-    for (const [args, message] of cases) {
-      const r = await runCli(args);
+    // The first through the real binary (the exit code CI reads); the rest through the same main in this process.
+    for (const [i, [args, message]] of cases.entries()) {
+      const r = i === 0 ? await runCli(args) : await cliInProcess(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(message);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);

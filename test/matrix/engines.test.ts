@@ -2,8 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { SHORT_RUN, noServerLeft, readMatrix, simCmd } from './matrix-helpers.js';
+import { FAST_RUN, FAST_SIM_FLAGS, mainInProcess } from '../helpers/cli-in-process-matrix-verify.js';
+import { noServerLeft, readMatrix, simCmd } from './matrix-helpers.js';
+
+/**
+ * The matrix runs in this process (the CLI's main, its output captured); each cell's server is a real `inferbench
+ * sim` process started and stopped by the matrix, on a fast clock, measured by a tiny run (FAST_RUN).
+ */
+const sim = (engine: string): string => `${simCmd(engine)} ${FAST_SIM_FLAGS}`;
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-matrix-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -11,12 +17,12 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe('inferbench matrix over two engines', () => {
   it('starts, measures and stops a simulated vLLM and TGI, records start-up times and prints the comparison', async () => {
     const out = join(tmp, 'm');
-    const res = await runCli(['matrix', '--server-cmd', `vllm=${simCmd('vllm')}`, '--server-cmd', `tgi=${simCmd('tgi')}`, '--out', out, '--', ...SHORT_RUN], { timeoutMs: 120_000 });
+    const res = await mainInProcess(['matrix', '--server-cmd', `vllm=${sim('vllm')}`, '--server-cmd', `tgi=${sim('tgi')}`, '--out', out, '--', ...FAST_RUN]);
     expect(res.stderr).not.toMatch(/at .*\.js:\d+/);
     expect(res.code).toBe(0);
     const doc = readMatrix(out);
     expect(doc.state).toBe('finished');
-    expect(doc.runArgs).toEqual(SHORT_RUN);
+    expect(doc.runArgs).toEqual(FAST_RUN);
     expect(doc.cells.map((c) => [c.name, c.status, c.engine])).toEqual([
       ['vllm', 'ok', 'vllm'],
       ['tgi', 'ok', 'tgi'],
@@ -52,8 +58,8 @@ describe('inferbench matrix over two engines', () => {
   it('--vary makes every combination a cell, filling the placeholders and the run context', async () => {
     const out = join(tmp, 'vary');
     // gpus is run metadata (the table's header) and a placeholder of the command alike.
-    const cmd = `${simCmd('vllm')} --gpus {gpus} --max-num-seqs {seqs}`;
-    const res = await runCli(['matrix', '--server-cmd', cmd, '--vary', 'gpus=1,2', '--vary', 'seqs=64', '--out', out, '--', ...SHORT_RUN, '--max-seconds', '1'], { timeoutMs: 120_000 });
+    const cmd = `${sim('vllm')} --gpus {gpus} --max-num-seqs {seqs}`;
+    const res = await mainInProcess(['matrix', '--server-cmd', cmd, '--vary', 'gpus=1,2', '--vary', 'seqs=64', '--out', out, '--', ...FAST_RUN, '--max-seconds', '0.3']);
     expect(res.code).toBe(0);
     const doc = readMatrix(out);
     expect(doc.cells.map((c) => [c.name, c.params, c.status])).toEqual([

@@ -3,12 +3,13 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { SHORT_RUN, noServerLeft, readMatrix, simCmd, tinyCmd } from './matrix-helpers.js';
+import { FAST_RUN, FAST_SIM_FLAGS, mainInProcess } from '../helpers/cli-in-process-matrix-verify.js';
+import { noServerLeft, readMatrix, simCmd, tinyCmd } from './matrix-helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-matrix-fail-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+// The matrix runs in this process (the CLI's main, its output and exit code captured); its servers are real processes.
 describe('inferbench matrix with cells that fail', () => {
   it('records a broken command, a never-ready server, a port collision and a mid-run crash, and measures the rest', async () => {
     // Something else holds this port: the cell pinned to it must not measure that process.
@@ -16,7 +17,7 @@ describe('inferbench matrix with cells that fail', () => {
     await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
     const held = (holder.address() as { port: number }).port;
     const cells = {
-      servers: { sim: simCmd('vllm') },
+      servers: { sim: `${simCmd('vllm')} ${FAST_SIM_FLAGS}` },
       cells: [
         { name: 'good', server: 'sim' },
         { name: 'broken', command: 'echo "error: no such model: llama-9000" >&2; exit 7' },
@@ -28,7 +29,7 @@ describe('inferbench matrix with cells that fail', () => {
     const file = join(tmp, 'cells.json');
     writeFileSync(file, JSON.stringify(cells));
     const out = join(tmp, 'm');
-    const res = await runCli(['matrix', '--cells', file, '--stop-timeout', '2s', '--out', out, '--', ...SHORT_RUN], { timeoutMs: 150_000 });
+    const res = await mainInProcess(['matrix', '--cells', file, '--stop-timeout', '2s', '--out', out, '--', ...FAST_RUN]);
     holder.close();
     expect(res.stderr).not.toMatch(/at .*\.js:\d+/);
     // Not every cell measured: exit 1, the matrix itself finished.
@@ -62,10 +63,10 @@ describe('inferbench matrix with cells that fail', () => {
   });
 
   it('bad matrix input is one line and exit 2', async () => {
-    const res = await runCli(['matrix', '--server-cmd', 'serve --port {prot}', '--out', join(tmp, 'x')]);
+    const res = await mainInProcess(['matrix', '--server-cmd', 'serve --port {prot}', '--out', join(tmp, 'x')]);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('unknown placeholder {prot}');
-    const refused = await runCli(['matrix', '--server-cmd', 'serve --port {port}', '--out', join(tmp, 'y'), '--', '--target', 'http://127.0.0.1:1']);
+    const refused = await mainInProcess(['matrix', '--server-cmd', 'serve --port {port}', '--out', join(tmp, 'y'), '--', '--target', 'http://127.0.0.1:1']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('run flag --target');
   });

@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
-import { SHORT_RUN, noServerLeft, readMatrix, simCmd } from './matrix-helpers.js';
+import { cliEntry, repoRoot } from '../helpers/cli.js';
+import { FAST_RUN, FAST_SIM_FLAGS, mainInProcess } from '../helpers/cli-in-process-matrix-verify.js';
+import { noServerLeft, readMatrix, simCmd } from './matrix-helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-matrix-int-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -40,7 +41,9 @@ function interruptWhen(args: string[], when: RegExp): Promise<{ code: number | n
 describe('inferbench matrix: Ctrl-C and --resume', () => {
   it('Ctrl-C in the second cell\'s run stops its server and keeps the first; --resume runs only the second', async () => {
     const out = join(tmp, 'm');
-    const args = ['matrix', '--server-cmd', `a=${simCmd('vllm')}`, '--server-cmd', `b=${simCmd('sglang')}`, '--out', out, '--', ...SHORT_RUN];
+    // Ctrl-C is about the process: this matrix is the real CLI, signalled. Its cells are tiny (FAST_RUN); a's server runs
+    // on a fast clock, b's on the catalog's, so that b's run lasts well past the line that sends the signal.
+    const args = ['matrix', '--server-cmd', `a=${simCmd('vllm')} ${FAST_SIM_FLAGS}`, '--server-cmd', `b=${simCmd('sglang')}`, '--out', out, '--', ...FAST_RUN];
     const first = await interruptWhen(args, /running constant profile; results in \S*\/b\/run/);
     expect(first.code).toBe(130);
     expect(first.stderr).toContain('SIGINT: stopping the matrix');
@@ -57,7 +60,8 @@ describe('inferbench matrix: Ctrl-C and --resume', () => {
     const aSummary = join(out, 'a', 'run', 'summary.json');
     const aWritten = statSync(aSummary).mtimeMs;
 
-    const resumed = await runCli(['matrix', '--resume', out], { timeoutMs: 120_000 });
+    // --resume and what follows run in this process (the CLI's main, its output captured).
+    const resumed = await mainInProcess(['matrix', '--resume', out]);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain('cell 1/1 b');
     expect(resumed.stderr).not.toContain('cell 1/1 a');
@@ -73,7 +77,7 @@ describe('inferbench matrix: Ctrl-C and --resume', () => {
     expect(resumed.stdout).toContain('2 of 2 cells measured');
     expect(await noServerLeft(after)).toEqual([]);
 
-    const again = await runCli(['matrix', '--resume', out]);
+    const again = await mainInProcess(['matrix', '--resume', out]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('is finished');
   });

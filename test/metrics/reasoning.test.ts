@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/metrics/record.js';
 import type { SimServer } from '../../src/sim/server/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { readBody } from '../helpers/http-util.js';
 import { start } from '../sim/server-helpers.js';
 
@@ -74,8 +74,9 @@ function records(out: string): RequestRecord[] {
   return readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord).filter((r) => r.cooldown !== true);
 }
 
-const run = (url: string, out: string, extra: string[] = []): ReturnType<typeof runCli> =>
-  runCli(['run', '--target', url, '--api', 'openai-chat', '--model', 'r1', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2', '--max-requests', '6',
+/** `inferbench run` in this process (run's own flag parsing and command): nothing here is about the process. */
+const run = (url: string, out: string, extra: string[] = []): ReturnType<typeof runInProcess> =>
+  runInProcess(['--target', url, '--api', 'openai-chat', '--model', 'r1', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2', '--max-requests', '6',
     '--output-tokens', String(REASONING + ANSWER), '--idle-wait', '0', '--out', join(dir, out), '--no-progress', ...extra]);
 
 describe('reasoning models: reasoning tokens and time to first answer token (issue 14, item 1)', () => {
@@ -152,7 +153,7 @@ describe('reasoning against the simulator (--reasoning-tokens 40)', () => {
     it(name, async () => {
       const server = servers.get(name.split(' ')[0] as string) as SimServer;
       const out = join(dir, name.replace(/\W+/g, '-'));
-      const res = await runCli(['run', '--target', server.url, '--api', api, '--model', 'Qwen2-7B-Instruct', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2',
+      const res = await runInProcess(['--target', server.url, '--api', api, '--model', 'Qwen2-7B-Instruct', '--tokenizer', 'approx', '--profile', 'concurrent', '--concurrency', '2',
         '--max-requests', '4', '--output-tokens', '64', '--idle-wait', '0', '--out', out, '--no-progress', ...extra]);
       expect(res.code, res.stderr).toBe(0);
       const measured = records(out);

@@ -4,7 +4,7 @@ import type { StageSpec } from '../../src/load/types.js';
 import type { WindowOutcome } from '../../src/load/window.js';
 import { StageAccumulator } from '../../src/metrics/accumulator.js';
 import type { RequestRecord } from '../../src/metrics/record.js';
-import { summarizeStage, type StageSummary } from '../../src/metrics/summary.js';
+import { steadyWarnings, summarizeStage, type StageSummary } from '../../src/metrics/summary.js';
 import { rowMarks } from '../../src/report/layouts.js';
 import { rowNoteLines } from '../../src/report/row-notes.js';
 
@@ -100,5 +100,22 @@ describe('issue 36 item 11: rows that cannot describe their load say so', () => 
       modes.map((t, i) => rec(i, 1000 * i + 1, t, 40)), { openAtMs: 0, closeAtMs: 12_000 });
     expect((bimodal.steadyWarnings ?? []).filter((w) => w.includes('latency changed'))).toEqual([]);
     expect(rowMarks(bimodal)).toBe('concurrent@8');
+  });
+});
+
+describe('a window shorter than one request\'s lifetime', () => {
+  const row = (medianMs: number, durationS: number): StageSummary =>
+    ({ metrics: { e2eMs: { median: medianMs } }, durationS, requests: { ok: 257 } }) as unknown as StageSummary;
+  const lifetime = (s: StageSummary): string | undefined => steadyWarnings(s, false).find((w) => w.includes("one request's lifetime"));
+
+  it('is not flagged when the median request is as long as the window (the default sweep\'s throughput row: 11.4 s both)', () => {
+    expect(lifetime(row(11_420, 11.4))).toBeUndefined();
+    expect(lifetime(row(12_400, 11.4))).toBeUndefined();
+  });
+
+  it('is flagged, with the --max-seconds that would hold it, when requests take clearly longer', () => {
+    expect(lifetime(row(13_000, 11.4))).toBe(
+      "requests took 13.0 s (median), longer than the 11.4-s window: the window holds less than one request's lifetime, so the load may not have settled in it; raise --max-seconds to 26 or more",
+    );
   });
 });

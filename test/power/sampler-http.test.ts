@@ -4,19 +4,18 @@
  * invalid with no per-token figure.
  */
 import { performance } from 'node:perf_hooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { PowerSampler } from '../../src/power/sampler.js';
 import { stageSummarySchema, type StageSummary } from '../../src/results/stage.js';
 import { sleep, startDcgmExporter, startTrtllmExporter, truthJoules, type Exporter } from './exporters.js';
 
-let exporter: Exporter | undefined;
-let sampler: PowerSampler | undefined;
-afterEach(async () => {
-  sampler?.stop();
-  await exporter?.close();
-  sampler = undefined;
-  exporter = undefined;
-});
+type Ctx = Pick<TestContext, 'expect' | 'onTestFinished'>;
+
+/** An exporter closed when the test that started it ends (the tests run at once: each owns its exporter). */
+function owned(ctx: Ctx, e: Exporter): Exporter {
+  ctx.onTestFinished(() => e.close());
+  return e;
+}
 
 /** A row whose window is [fromMs, toMs] and which generated 1,000 output tokens (50 requests, 3,000 tokens in all) in it. */
 function row(fromMs: number, toMs: number): StageSummary {
@@ -29,19 +28,30 @@ function row(fromMs: number, toMs: number): StageSummary {
   });
 }
 
-async function sampleThrough(url: string, ms: number, kind: 'dcgm' | 'trtllm' = 'dcgm', gpus?: number[]): Promise<PowerSampler> {
+/** A sampler started on `url` (stopped when the test ends). */
+async function started(ctx: Ctx, url: string, kind: 'dcgm' | 'trtllm' = 'dcgm', gpus?: number[]): Promise<PowerSampler> {
   const s = new PowerSampler({ kind, url }, gpus ? { gpus } : {});
-  sampler = s;
-  expect((await s.start()).ok).toBe(true);
+  ctx.onTestFinished(() => s.stop());
+  ctx.expect((await s.start()).ok).toBe(true);
+  return s;
+}
+
+async function sampleThrough(ctx: Ctx, url: string, ms: number, kind: 'dcgm' | 'trtllm' = 'dcgm', gpus?: number[]): Promise<PowerSampler> {
+  const s = await started(ctx, url, kind, gpus);
   await sleep(ms);
   return s;
 }
 
-describe('power sampler over HTTP', () => {
-  it('constant power on two GPUs: joules, watts and per-token figures of the window', async () => {
-    exporter = await startDcgmExporter({ gpus: 2, watts: (_t, g) => (g === 0 ? 300 : 200) });
+// The tests run at once (each with its own exporter on its own port and its own sampler): they spend their time
+// waiting for readings, so the file takes as long as its longest test, not the sum of them.
+describe.concurrent('power sampler over HTTP', () => {
+  it('constant power on two GPUs: joules, watts and per-token figures of the window', async (ctx) => {
+    const { expect } = ctx;
+    const exporter = owned(ctx, await startDcgmExporter({ gpus: 2, watts: (_t, g) => (g === 0 ? 300 : 200) }));
+    // --power-gpus 1: a second sampler on the same exporter, reading beside the first, counts only that GPU.
+    const one = await started(ctx, exporter.url, 'dcgm', [1]);
     const t0 = performance.now();
-    const s = await sampleThrough(exporter.url, 1800);
+    const s = await sampleThrough(ctx, exporter.url, 1800);
     const from = t0 + 300;
     const to = t0 + 1500;
     const e = s.energyOf(row(from, to));
@@ -54,11 +64,7 @@ describe('power sampler over HTTP', () => {
     expect(e?.joulesPerRequest).toBeCloseTo((e?.joules ?? 0) / 50, 6);
     expect(e?.joulesPerTotalToken).toBeCloseTo((e?.joules ?? 0) / 3000, 6);
     expect(e?.source).toBe(`dcgm:${exporter.url}`);
-    // --power-gpus 1: only that GPU counts.
     expect(s.joulesBetween(from, to).joules).toBeGreaterThan(0);
-    const one = new PowerSampler({ kind: 'dcgm', url: exporter.url }, { gpus: [1] });
-    expect((await one.start()).ok).toBe(true);
-    await sleep(1200);
     const now = performance.now();
     const j = one.joulesBetween(now - 900, now - 100);
     one.stop();
@@ -66,11 +72,12 @@ describe('power sampler over HTTP', () => {
     expect(j.gpus).toEqual([1]);
   });
 
-  it('stepped power (200 W, a 1 s ramp, 500 W): trapezoids within 1% of the exact integral', async () => {
+  it('stepped power (200 W, a 1 s ramp, 500 W): trapezoids within 1% of the exact integral', async (ctx) => {
+    const { expect } = ctx;
     const t0 = performance.now();
     const watts = (t: number): number => (t < t0 + 600 ? 200 : t < t0 + 1600 ? 200 + (300 * (t - t0 - 600)) / 1000 : 500);
-    exporter = await startDcgmExporter({ gpus: 1, watts: (t) => watts(t) });
-    const s = await sampleThrough(exporter.url, 2600);
+    const exporter = owned(ctx, await startDcgmExporter({ gpus: 1, watts: (t) => watts(t) }));
+    const s = await sampleThrough(ctx, exporter.url, 2600);
     const from = t0 + 300;
     const to = t0 + 2300;
     const truth = truthJoules(watts, from, to);
@@ -79,12 +86,13 @@ describe('power sampler over HTTP', () => {
     expect(Math.abs((e?.joules ?? 0) - truth) / truth).toBeLessThan(0.01);
   });
 
-  it('an energy counter that resets: the reset interval comes from the power gauge, joules within 1%', async () => {
+  it('an energy counter that resets: the reset interval comes from the power gauge, joules within 1%', async (ctx) => {
+    const { expect } = ctx;
     const t0 = performance.now();
     const resetAt = t0 + 900;
     // 400 W throughout; the counter counts from t0, drops to 0 at resetAt and counts again.
-    exporter = await startDcgmExporter({ gpus: 1, watts: () => 400, energyJ: (t) => (t < resetAt ? 5000 + (400 * (t - t0)) / 1000 : (400 * (t - resetAt)) / 1000) });
-    const s = await sampleThrough(exporter.url, 1900);
+    const exporter = owned(ctx, await startDcgmExporter({ gpus: 1, watts: () => 400, energyJ: (t) => (t < resetAt ? 5000 + (400 * (t - t0)) / 1000 : (400 * (t - resetAt)) / 1000) }));
+    const s = await sampleThrough(ctx, exporter.url, 1900);
     const from = t0 + 300;
     const to = t0 + 1600;
     const e = s.energyOf(row(from, to));
@@ -92,10 +100,11 @@ describe('power sampler over HTTP', () => {
     expect(Math.abs((e?.joules ?? 0) - 400 * 1.3) / (400 * 1.3)).toBeLessThan(0.01);
   });
 
-  it('a gap of 1.5 s in the readings: the window is invalid, says why, and has no per-token figure', async () => {
+  it('a gap of 1.5 s in the readings: the window is invalid, says why, and has no per-token figure', async (ctx) => {
+    const { expect } = ctx;
     const t0 = performance.now();
-    exporter = await startDcgmExporter({ gpus: 1, watts: () => 250, down: (t) => t > t0 + 500 && t < t0 + 2000 });
-    const s = await sampleThrough(exporter.url, 2500);
+    const exporter = owned(ctx, await startDcgmExporter({ gpus: 1, watts: () => 250, down: (t) => t > t0 + 500 && t < t0 + 2000 }));
+    const s = await sampleThrough(ctx, exporter.url, 2500);
     const e = s.energyOf(row(t0 + 200, t0 + 2300));
     expect(e?.valid).toBe(false);
     expect(e?.reason).toMatch(/gap of 1\.\d\d s between power readings/);
@@ -107,20 +116,22 @@ describe('power sampler over HTTP', () => {
     expect(e?.joules).toBeGreaterThan(0);
   });
 
-  it("trtllm-serve's /energy_metrics: one total for all GPUs, its increase over the window", async () => {
+  it("trtllm-serve's /energy_metrics: one total for all GPUs, its increase over the window", async (ctx) => {
+    const { expect } = ctx;
     const t0 = performance.now();
-    exporter = await startTrtllmExporter((t) => 10_000 + (650 * (t - t0)) / 1000);
-    const s = await sampleThrough(exporter.url, 1500, 'trtllm');
+    const exporter = owned(ctx, await startTrtllmExporter((t) => 10_000 + (650 * (t - t0)) / 1000));
+    const s = await sampleThrough(ctx, exporter.url, 1500, 'trtllm');
     const e = s.energyOf(row(t0 + 300, t0 + 1200));
     expect(e?.valid).toBe(true);
     expect(e?.gpus).toEqual([]);
     expect(Math.abs((e?.joules ?? 0) - 650 * 0.9) / (650 * 0.9)).toBeLessThan(0.01);
   });
 
-  it('a GPU asked for that the source never reports: invalid, naming it', async () => {
-    exporter = await startDcgmExporter({ gpus: 1, watts: () => 100 });
+  it('a GPU asked for that the source never reports: invalid, naming it', async (ctx) => {
+    const { expect } = ctx;
+    const exporter = owned(ctx, await startDcgmExporter({ gpus: 1, watts: () => 100 }));
     const t0 = performance.now();
-    const s = await sampleThrough(exporter.url, 900, 'dcgm', [0, 3]);
+    const s = await sampleThrough(ctx, exporter.url, 900, 'dcgm', [0, 3]);
     const e = s.energyOf(row(t0 + 200, t0 + 700));
     expect(e?.valid).toBe(false);
     expect(e?.reason).toMatch(/no power readings for GPU 3 \(the source reported 0\)/);

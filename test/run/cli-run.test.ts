@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process-rows.js';
 import { readRunFolder } from '../helpers/run-folder.js';
 import { startFixedDelayServer, type FixedDelayServer } from '../helpers/openai-server.js';
 
@@ -21,10 +22,13 @@ describe('inferbench run against an OpenAI-compatible server', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('prints an 11-row sweep whose means recompute exactly from requests.jsonl', async () => {
+  // The two tests run side by side (neither asserts on timing; each has its own folder), the sweep through the CLI's
+  // own main in this process (what it writes to process.stdout/stderr is captured, Node warnings included), with
+  // half-second rows: nothing here depends on their length.
+  it.concurrent('prints an 11-row sweep whose means recompute exactly from requests.jsonl', async () => {
     const out = join(tmp, 'sweep');
-    const res = await runCli([
-      'run', '--target', server.url, '--profile', 'sweep', '--max-seconds', '1', '--output-tokens', '8',
+    const res = await mainInProcess([
+      'run', '--target', server.url, '--profile', 'sweep', '--max-seconds', '0.5', '--output-tokens', '8',
       '--prompt-tokens', '64', '--max-concurrency', '16', '--out', out, '--no-progress',
     ]);
     expect(res.stderr).toBe('');
@@ -51,12 +55,14 @@ describe('inferbench run against an OpenAI-compatible server', () => {
     );
   });
 
-  it('prints the grid table, one row per input × output cell', async () => {
+  // The one run of this file in a process of its own, as a user starts the bin: exit code, stdout, an empty stderr.
+  it.concurrent('prints the grid table, one row per input × output cell', async () => {
     const out = join(tmp, 'grid');
     const res = await runCli([
       'run', '--target', server.url, '--api', 'openai-completions', '--profile', 'grid', '--input-lens', '128,512',
       '--output-lens', '8,16', '--num-prompts', '20', '--out', out, '--no-progress',
     ]);
+    expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const rows = res.stdout.split('\n').filter((l) => /^\|\s+(128|512)\s+\|/.test(l));
     expect(rows).toHaveLength(4);

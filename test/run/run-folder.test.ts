@@ -3,17 +3,30 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEntry, repoRoot } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process-rows.js';
+import { startFixedDelayServer, type FixedDelayServer } from '../helpers/openai-server.js';
 import { readRunFolder } from '../helpers/run-folder.js';
 
-// One run per folder (store/run-lock.ts) and a full disk mid-run (store/run-writer.ts), over real processes against
-// the built-in simulator. A live run is held still with SIGSTOP, so what is checked while it runs does not race it.
+// One run per folder (store/run-lock.ts) and a full disk mid-run (store/run-writer.ts), against a small real server.
+// The live run is a real process (its pid is in the lock; it is stopped and killed); it is held still with SIGSTOP,
+// so what is checked while it runs does not race it. Every other command goes through the CLI's own main in this
+// process (test/helpers/main-in-process-rows.ts): the same exit codes, stdout and one-line errors.
 const LOCK = '.inferbench-run.lock';
-const TINY = ['--profile', 'constant', '--rate', '2,2', '--max-seconds', '1', '--prompt-tokens', '16', '--output-tokens', '8', '--tokenizer', 'approx', '--no-progress'];
+// Rows of 3 measured requests at 2 req/s: each lasts over a second (the margin the live-run checks rely on).
+const ROWS = ['--profile', 'constant', '--rate', '2,2', '--max-requests', '3', '--prompt-tokens', '16', '--output-tokens', '8', '--tokenizer', 'approx', '--no-progress'];
 
 const root = mkdtempSync(join(tmpdir(), 'inferbench-run-folder-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+let server: FixedDelayServer;
+beforeAll(async () => {
+  server = await startFixedDelayServer({ ttftMs: 20, itlMs: 5, model: 'fixed-model' });
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+const TINY = (): string[] => ['--target', server.url, ...ROWS];
 
 /** Every file of a folder with a hash of its bytes: equal snapshots = the folder was left as it was. */
 function snapshot(dir: string): Record<string, string> {
@@ -51,14 +64,14 @@ const exited = (child: ChildProcess): Promise<number | null> =>
 describe('one run per folder', () => {
   it('a live run holds its folder: a second run and --resume are refused, report says in progress; a killed run is taken over', async () => {
     const out = join(root, 'live');
-    const first = spawn(process.execPath, [...cliEntry, 'run', ...TINY, '--out', out], { cwd: repoRoot, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
+    const first = spawn(process.execPath, [...cliEntry, 'run', ...TINY(), '--out', out], { cwd: repoRoot, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
     const pid = first.pid as number;
     try {
-      // Held before its first row: the lock is taken before the simulator starts, a row is ≥ 1 s after that.
+      // Held before its first row: the lock is taken before the target is probed, a row is > 1 s after that.
       await until(() => existsSync(join(out, LOCK)), 'the run to take its folder');
       first.kill('SIGSTOP');
       expect(existsSync(join(out, 'summary.json'))).toBe(false);
-      const early = await runCli(['report', out, '--format', 'md', '--out', join(root, 'rep-early')]);
+      const early = await mainInProcess(['report', out, '--format', 'md', '--out', join(root, 'rep-early')]);
       expect(early.code).toBe(2);
       expect(early.stderr).toBe(`error: ${out} has no summary.json yet: that run is still in progress (pid ${pid}) and its first row has not finished (report it once a row has finished (or when the run has))\n`);
 
@@ -67,17 +80,17 @@ describe('one run per folder', () => {
       first.kill('SIGSTOP');
       const held = snapshot(out);
 
-      const second = await runCli(['run', ...TINY, '--out', out]);
+      const second = await mainInProcess(['run', ...TINY(), '--out', out]);
       expect(second.code).toBe(2);
       expect(second.stderr).toBe(`error: --out ${out}: a run is writing there now (pid ${pid}) (give each run its own folder)\n`);
       expect(second.stdout).toBe('');
 
-      const resume = await runCli(['run', '--resume', out]);
+      const resume = await mainInProcess(['run', '--resume', out]);
       expect(resume.code).toBe(2);
       expect(resume.stderr).toMatch(new RegExp(`^error: --resume ${out}: that run is still in progress \\(pid ${pid}\\)`));
 
       const reportDir = join(root, 'rep-live');
-      const report = await runCli(['report', out, '--format', 'md,html', '--out', reportDir]);
+      const report = await mainInProcess(['report', out, '--format', 'md,html', '--out', reportDir]);
       expect(report.code).toBe(0);
       const inProgress = `In progress: the run is still going (pid ${pid}); the table holds the 1 row finished so far`;
       expect(report.stdout).toContain(`live: ${inProgress}`);
@@ -90,11 +103,11 @@ describe('one run per folder', () => {
       first.kill('SIGKILL');
       await exited(first);
       expect(existsSync(join(out, LOCK))).toBe(true);
-      const stopped = await runCli(['report', out, '--format', 'md', '--out', join(root, 'rep-stopped')]);
+      const stopped = await mainInProcess(['report', out, '--format', 'md', '--out', join(root, 'rep-stopped')]);
       expect(stopped.code).toBe(0);
       expect(stopped.stdout).toContain(`live: Incomplete: this run stopped (its process ended) before its last row; the table holds the 1 row it finished — \`inferbench run --resume ${out}\` runs the rest`);
 
-      const resumed = await runCli(['run', '--resume', out, '--no-progress']);
+      const resumed = await mainInProcess(['run', '--resume', out, '--no-progress']);
       expect(resumed.stderr).toBe('');
       expect(resumed.code).toBe(0);
       expect(resumed.stdout).toContain('resuming constant profile at row 2');
@@ -106,7 +119,7 @@ describe('one run per folder', () => {
 
       // One after the other: a finished run's folder is refused, and left as it was.
       const finished = snapshot(out);
-      const third = await runCli(['run', ...TINY, '--out', out]);
+      const third = await mainInProcess(['run', ...TINY(), '--out', out]);
       expect(third.code).toBe(2);
       expect(third.stderr).toBe(`error: --out ${out} is not empty (it holds a finished run: give the new run a new folder)\n`);
       expect(snapshot(out)).toEqual(finished);
@@ -117,10 +130,10 @@ describe('one run per folder', () => {
 
   it('predict --out refuses a non-empty folder too', async () => {
     const out = join(root, 'predicted');
-    const once = await runCli(['predict', '--profile', 'constant', '--rate', '2', '--max-requests', '20', '--out', out]);
+    const once = await mainInProcess(['predict', '--profile', 'constant', '--rate', '2', '--max-requests', '20', '--out', out]);
     expect(once.code).toBe(0);
     const before = snapshot(out);
-    const again = await runCli(['predict', '--profile', 'constant', '--rate', '2', '--max-requests', '20', '--out', out]);
+    const again = await mainInProcess(['predict', '--profile', 'constant', '--rate', '2', '--max-requests', '20', '--out', out]);
     expect(again.code).toBe(2);
     expect(again.stderr).toBe(`error: --out ${out} is not empty (it holds a finished run: give the new run a new folder)\n`);
     expect(snapshot(out)).toEqual(before);
@@ -131,8 +144,8 @@ describe('a full disk during a run', () => {
   it('stops with one error line naming the file, prints the finished rows, keeps whole records, exit 1', async () => {
     const out = join(root, 'full');
     // The first row's records (2 req/s, 16/8 tokens: a few KB) fit; the second row's (100 req/s) fill the "disk".
-    const res = await runCli(['run', '--profile', 'constant', '--rate', '2,100', '--max-seconds', '1', '--prompt-tokens', '16', '--output-tokens', '8', '--tokenizer', 'approx', '--no-progress', '--out', out], {
-      env: { INFERBENCH_TEST_DISK_FULL_AFTER: '16000' },
+    const res = await mainInProcess(['run', '--target', server.url, '--profile', 'constant', '--rate', '2,100', '--max-seconds', '1', '--prompt-tokens', '16', '--output-tokens', '8', '--tokenizer', 'approx', '--no-progress', '--out', out], {
+      INFERBENCH_TEST_DISK_FULL_AFTER: '16000',
     });
     expect(res.code).toBe(1);
     const lines = res.stderr.trimEnd().split('\n');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/main-in-process-rows.js';
 import { startFixedDelayServer, type FixedDelayServer } from '../helpers/openai-server.js';
 import { readRunFolder } from '../helpers/run-folder.js';
 import { startSlotServer } from '../helpers/slot-server.js';
@@ -26,7 +26,7 @@ describe('steady-state rows against real HTTP servers', () => {
 
   it('--rate 4 --max-seconds 3 reports 4 req/s, not the ~3.1 of first send → last completion', async () => {
     const out = join(tmp, 'rate4');
-    const res = await runCli(['run', '--target', fixed.url, '--profile', 'constant', '--rate', '4', '--max-seconds', '3', '--output-tokens', '40', '--prompt-tokens', '32', '--tokenizer', 'approx', '--out', out, '--no-progress']);
+    const res = await mainInProcess(['run', '--target', fixed.url, '--profile', 'constant', '--rate', '4', '--max-seconds', '3', '--output-tokens', '40', '--prompt-tokens', '32', '--tokenizer', 'approx', '--out', out, '--no-progress']);
     expect(res.code, res.stderr).toBe(0);
     const { doc, records } = readRunFolder(out);
     const s = doc.stages[0]!;
@@ -53,7 +53,9 @@ describe('steady-state rows against real HTTP servers', () => {
     try {
       const out = join(tmp, 'overload');
       const started = Date.now();
-      const res = await runCli(['run', '--target', slots.url, '--profile', 'constant', '--rate', '3,20,3', '--max-seconds', '3', '--output-tokens', '20', '--prompt-tokens', '32', '--tokenizer', 'approx', '--drain', '2', '--out', out, '--no-progress']);
+      // 1-s rows: the rows at 3 req/s are held open up to 3 s (about 10 requests); the row at 20 req/s is stopped as
+      // over-saturated before its window could close (its requests' latency keeps growing, and holds it open).
+      const res = await mainInProcess(['run', '--target', slots.url, '--profile', 'constant', '--rate', '3,20,3', '--max-seconds', '1', '--output-tokens', '20', '--prompt-tokens', '32', '--tokenizer', 'approx', '--drain', '2', '--out', out, '--no-progress']);
       expect(res.code, res.stderr).toBe(0);
       const { doc } = readRunFolder(out);
       const [low, high, after] = doc.stages;
@@ -78,7 +80,7 @@ describe('steady-state rows against real HTTP servers', () => {
     const failing = await startFixedDelayServer({ ttftMs: 1, itlMs: 1, failWith: { status: 503, body: '{"error":{"message":"Service Unavailable"}}' } });
     try {
       const out = join(tmp, 'storm');
-      const res = await runCli(['run', '--target', failing.url, '--api', 'openai-completions', '--model', 'test-model', '--profile', 'synchronous', '--max-seconds', '3', '--tokenizer', 'approx', '--out', out, '--no-progress']);
+      const res = await mainInProcess(['run', '--target', failing.url, '--api', 'openai-completions', '--model', 'test-model', '--profile', 'synchronous', '--max-seconds', '3', '--tokenizer', 'approx', '--out', out, '--no-progress']);
       expect(res.code).toBe(1);
       expect(failing.requests).toBeLessThanOrEqual(25);
       const { doc } = readRunFolder(out);
@@ -93,7 +95,7 @@ describe('steady-state rows against real HTTP servers', () => {
 
   it('grid: throughput columns from the burst, latency columns from a one-at-a-time pass (seed 004 compares like with like)', async () => {
     const out = join(tmp, 'grid');
-    const res = await runCli(['run', '--target', fixed.url, '--profile', 'grid', '--input-lens', '64', '--output-lens', '10', '--num-prompts', '20', '--tokenizer', 'approx', '--out', out, '--no-progress']);
+    const res = await mainInProcess(['run', '--target', fixed.url, '--profile', 'grid', '--input-lens', '64', '--output-lens', '10', '--num-prompts', '20', '--tokenizer', 'approx', '--out', out, '--no-progress']);
     expect(res.code, res.stderr).toBe(0);
     const { doc } = readRunFolder(out);
     const burst = doc.stages.find((s) => s.grid?.role === 'throughput')!;
@@ -114,10 +116,16 @@ describe('steady-state rows against real HTTP servers', () => {
 });
 
 describe('predict uses the same window rules as run', () => {
+  let fixed: FixedDelayServer;
+  beforeAll(async () => {
+    fixed = await startFixedDelayServer({ ttftMs: 5, itlMs: 5, model: 'fixed-model' });
+  });
+  afterAll(() => fixed.close());
+
   it('same default row length and window text; --rate 4 predicts 4 req/s over the steady window', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ib-predict-'));
     try {
-      const res = await runCli(['predict', '--profile', 'constant', '--rate', '4', '--out', dir, '--json']);
+      const res = await mainInProcess(['predict', '--profile', 'constant', '--rate', '4', '--out', dir, '--json']);
       expect(res.code, res.stderr).toBe(0);
       const doc = JSON.parse(res.stdout) as { windowRules: string; stages: Array<{ requestThroughput: number; window?: { rule: string; lengthS: number } }> };
       const s = doc.stages[0]!;
@@ -125,7 +133,9 @@ describe('predict uses the same window rules as run', () => {
       expect(s.requestThroughput).toBeGreaterThan(3.8);
       expect(s.requestThroughput).toBeLessThan(4.2);
       expect(doc.windowRules).toMatch(/closes on the first completion 5 s later/);
-      const run = await runCli(['run', '--profile', 'constant', '--rate', '4', '--max-seconds', '1', '--out', join(dir, 'run'), '--json', '--no-progress']);
+      // The window rules are the options' (cli/window-rules.ts), whatever the target: a quick server stands in for
+      // the built-in simulator, which would start in a worker thread.
+      const run = await mainInProcess(['run', '--target', fixed.url, '--profile', 'constant', '--rate', '4', '--max-seconds', '1', '--output-tokens', '4', '--prompt-tokens', '16', '--tokenizer', 'approx', '--out', join(dir, 'run'), '--json', '--no-progress']);
       expect(run.code, run.stderr).toBe(0);
       const runDoc = JSON.parse(run.stdout) as { windowRules: string };
       expect(runDoc.windowRules.replace('completion 1 s later', '').replace(/up to 3 s/, '')).toBe(doc.windowRules.replace('completion 5 s later', '').replace(/up to 15 s/, ''));

@@ -1,34 +1,29 @@
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { startSimProcess } from '../helpers/sim-process.js';
+import { runCliHere as runCli, startSimThread, type SimThread } from '../helpers/in-process-sim-cli.js';
 
 /**
  * Over HTTP: `inferbench sim --time-scale 1.3` (a deployment 30% slower than the catalog) measured with two profiles,
  * `predict --calibrate-from` both, then a third profile measured: its figures lie inside the calibrated intervals,
  * which are narrower than the uncalibrated ones. Rows are short; the 95% level leaves room for a loaded machine, and
  * six calibration rows (not four: Student's t at 3 degrees of freedom made one e2e interval wider than the published
- * one on a CI run) keep the calibrated spread tight.
+ * one on a CI run) keep the calibrated spread tight. The commands run in this process (main.ts's program,
+ * runCliInProcess: the CLI's flags, output and exit codes without a child's start-up); `inferbench sim` serves from a
+ * worker thread, its own event loop as its own process would be.
  */
 let root: string;
-let sim: ChildProcess | undefined;
+let sim: SimThread | undefined;
 let url = '';
-
-async function startSim(): Promise<string> {
-  const started = await startSimProcess(['--time-scale', '1.3', '--no-prefix-caching']);
-  sim = started.child;
-  return started.url;
-}
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ib-calint-'));
-  url = await startSim();
+  sim = await startSimThread([{ argv: ['sim', '--port', '0', '--time-scale', '1.3', '--no-prefix-caching'] }]);
+  url = sim.urls[0] as string;
 }, 90_000);
-afterAll(() => {
-  sim?.kill('SIGTERM');
+afterAll(async () => {
+  await sim?.close();
   rmSync(root, { recursive: true, force: true });
 });
 

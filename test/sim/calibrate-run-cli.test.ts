@@ -1,34 +1,29 @@
-import type { ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCalibrationFile } from '../../src/sim/calibrate/file.js';
-import { runCli } from '../helpers/cli.js';
-import { startSimProcess } from '../helpers/sim-process.js';
+import { runCliHere as runCli, startSimThread, type SimThread } from '../helpers/in-process-sim-cli.js';
 
 /**
  * End to end over HTTP: `inferbench sim --time-scale 1.3` is a deployment 30% slower than the catalog. One short
  * measured run of it calibrates `predict`, which is then checked on another measured run (other lengths, other
  * streams). Rows are short (1 s windows) so the test stays affordable; the error bounds leave room for real-time noise.
+ * The commands run in this process (main.ts's program, runCliInProcess: the CLI's flags, output and exit codes without
+ * a child's start-up); `inferbench sim` serves from a worker thread, its own event loop as its own process would be.
  */
 let root: string;
-let sim: ChildProcess | undefined;
+let sim: SimThread | undefined;
 let url = '';
-
-async function startSim(): Promise<string> {
-  const started = await startSimProcess(['--time-scale', '1.3', '--no-prefix-caching']);
-  sim = started.child;
-  return started.url;
-}
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ib-calcli-'));
-  url = await startSim();
+  sim = await startSimThread([{ argv: ['sim', '--port', '0', '--time-scale', '1.3', '--no-prefix-caching'] }]);
+  url = sim.urls[0] as string;
 }, 90_000);
 
-afterAll(() => {
-  sim?.kill('SIGTERM');
+afterAll(async () => {
+  await sim?.close();
   rmSync(root, { recursive: true, force: true });
 });
 

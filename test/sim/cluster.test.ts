@@ -11,16 +11,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/metrics/record.js';
 import type { RunSummaryDoc } from '../../src/report/run-summary.js';
-import { startSimCluster, type SimCluster } from '../../src/sim/cluster/cluster.js';
+import type { SimClusterOptions } from '../../src/sim/cluster/cluster.js';
 import { SimRouter, blockChain } from '../../src/sim/cluster/router.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliHere as runCli, startSimThread, type SimThread } from '../helpers/in-process-sim-cli.js';
 import { readRunFolder } from '../helpers/run-folder.js';
-
 
 // An L4: slow enough that the engines' own time, which predict models, dwarfs what a busy 2-core machine adds over HTTP.
 const DEPLOYMENT = ['--engine', 'vllm', '--model', 'Qwen2-7B-Instruct', '--gpu', 'L4'];
-const cluster = (router: 'round-robin' | 'prefix-aware'): Promise<SimCluster> =>
-  startSimCluster({ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'L4', gpus: 1, seed: 5, promptTokensDetails: true, port: 0, replicas: 4, router });
+const cluster = (router: 'round-robin' | 'prefix-aware'): { cluster: SimClusterOptions } =>
+  ({ cluster: { engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'L4', gpus: 1, seed: 5, promptTokensDetails: true, port: 0, replicas: 4, router } });
 /** The row of both: 48 requests, 4 at a time, of 2,100 tokens of which 2,048 are one of 16 shared prefixes. */
 const ROW = ['--profile', 'concurrent', '--concurrency', '4', '--max-requests', '48', '--prompt-tokens', '2100', '--prefix-tokens', '2048', '--prefix-groups', '16', '--output-tokens', '8', '--seed', '42'];
 
@@ -49,40 +48,41 @@ describe('SimRouter', () => {
   });
 });
 
+/**
+ * Both clusters serve from one worker thread (their own event loop, as a separate process would give them); `run` and
+ * `predict` run in this process (main.ts's program: the CLI's flags, output and exit codes without a child's start-up).
+ */
 describe('inferbench sim --replicas 4 over HTTP', () => {
-  let prefix: SimCluster;
-  let rr: SimCluster;
+  let sims: SimThread;
   let tmp: string;
   beforeAll(async () => {
-    prefix = await cluster('prefix-aware');
-    rr = await cluster('round-robin');
+    sims = await startSimThread([cluster('prefix-aware'), cluster('round-robin')]);
     tmp = mkdtempSync(join(tmpdir(), 'inferbench-cluster-'));
   });
   afterAll(async () => {
-    await prefix.close();
-    await rr.close();
+    await sims.close();
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  const run = async (c: SimCluster, name: string): Promise<{ doc: RunSummaryDoc; records: RequestRecord[]; stdout: string }> => {
+  const run = async (c: 0 | 1, name: string): Promise<{ doc: RunSummaryDoc; records: RequestRecord[]; stdout: string; routed: number[] }> => {
     const out = join(tmp, name);
-    const res = await runCli(['run', '--target', c.url, '--replica-header', 'x-sim-replica', ...ROW, '--tokenizer', 'approx', '--no-progress', '--idle-wait', '0', '--out', out]);
+    const res = await runCli(['run', '--target', sims.urls[c] as string, '--replica-header', 'x-sim-replica', ...ROW, '--tokenizer', 'approx', '--no-progress', '--idle-wait', '0', '--out', out]);
     expect(res.code, res.stderr).toBe(0);
-    return { ...readRunFolder(out), stdout: res.stdout };
+    return { ...readRunFolder(out), stdout: res.stdout, routed: (await sims.routed())[c] as number[] };
   };
   const measured: Partial<Record<'prefix-aware' | 'round-robin', RunSummaryDoc>> = {};
 
   it('prefix-aware routing has a higher cache hit rate and a lower TTFT than round-robin; per-replica figures come from the header', async () => {
-    const pa = await run(prefix, 'prefix-aware');
-    const robin = await run(rr, 'round-robin');
+    const pa = await run(0, 'prefix-aware');
+    const robin = await run(1, 'round-robin');
     measured['prefix-aware'] = pa.doc;
     measured['round-robin'] = robin.doc;
-    for (const [r, c] of [[pa, prefix], [robin, rr]] as const) {
+    for (const r of [pa, robin]) {
       // Every answered request names its replica (a cool-down request cut before its headers cannot), and no replica served more than the router sent it.
       const answered = r.records.filter((x) => x.headersAtMs !== undefined);
       expect(answered.length).toBeGreaterThanOrEqual(48);
       expect(answered.every((x) => x.replica !== undefined && x.replica >= 0 && x.replica < 4)).toBe(true);
-      const routed = c.routed();
+      const routed = r.routed;
       for (let i = 0; i < 4; i++) expect(r.records.filter((x) => x.replica === i).length).toBeLessThanOrEqual(routed[i] as number);
       const row = r.doc.stages[0];
       expect(row?.replicas?.map((x) => x.index)).toEqual([0, 1, 2, 3]);

@@ -60,6 +60,18 @@ describe('the run-side live feed', () => {
     expect(sink.closed).toBe(true);
   });
 
+  it('a capacity search\'s rows are probes without a made-up total ("probe 3", not "3/3")', async () => {
+    const sink = recordingSink(0);
+    const feed = new LiveFeed(sink, { ...meta, profile: 'capacity', plannedStages: 0 }, { dispatched: 0, done: 0, errors: 0 });
+    for (const i of [0, 1, 2]) {
+      feed.stageStarted(i, `probe ${i}`, 0);
+      if (i < 2) feed.stageEnded();
+    }
+    await feed.close('finished', 0);
+    const last = sink.batches.filter((b) => b.progress).at(-1);
+    expect(last?.progress?.stageNo).toBe('probe 3');
+  });
+
   it('skips ticks while a post is slow instead of queueing them', async () => {
     const sink = recordingSink(700);
     const counters = { dispatched: 0, done: 0, errors: 0 };

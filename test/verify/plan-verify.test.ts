@@ -4,19 +4,28 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { groupAlive } from '../../src/launch/process-group.js';
-import { cliEntry, repoRoot, runCli } from '../helpers/cli.js';
+import { cliEntry, repoRoot } from '../helpers/cli.js';
+import { mainInProcess } from '../helpers/cli-in-process-matrix-verify.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'inferbench-verify-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /**
- * A small, fast plan: two candidates (one GPU, vLLM and SGLang), short probes and a coarse search step, so that each
- * real-time capacity search against `inferbench sim` takes seconds.
+ * A small, fast plan: two candidates (one GPU, vLLM and SGLang), no prefill/decode splits tried, short probes and a
+ * coarse search step, so that each real-time capacity search against `inferbench sim` takes seconds: requests of 16
+ * output tokens (a row's ramp-up and drain are a few request lifetimes), and an ITL limit (30 ms) that each search
+ * runs into at loads the server still keeps up with, so no probe runs far past saturation (where a row takes many
+ * seconds to stop, with hundreds of requests in flight). Unloaded, ITL is about 10 ms (vLLM) and 14 ms (SGLang): a
+ * request's ITL (its 15 gaps' mean) would need a client stall of ~240 ms on its last token to miss the limit.
+ *
+ * The plan runs in this process (mainInProcess: the CLI's main with its parsing, its exit codes and its output
+ * captured); the candidates' servers it launches are real `inferbench sim` processes. Only the Ctrl-C test, which is
+ * about the process, spawns the CLI.
  */
 const plan = [
-  'plan', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', '--tp', '1', '--quant', 'fp16', '--engine', 'vllm,sglang',
-  '--rate', '4', '--slo', 'ttft:1000,itl:60', '--prompt-tokens', '256', '--output-tokens', '32',
-  '--max-seconds', '0.5', '--capacity-precision', '25', '--capacity-repeats', '1', '--threads', '1',
+  'plan', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', '--tp', '1', '--quant', 'fp16', '--engine', 'vllm,sglang', '--pd', 'none',
+  '--rate', '4', '--slo', 'ttft:1000,itl:30', '--prompt-tokens', '256', '--output-tokens', '16',
+  '--max-seconds', '0.2', '--capacity-precision', '25', '--capacity-repeats', '1', '--threads', '1',
 ];
 
 interface Entry {
@@ -57,7 +66,7 @@ describe('plan --verify (issue 31 item 5)', () => {
 
   it('--verify 2 --server-cmd sim launches both candidates, measures each capacity into a run folder and stops every server', async () => {
     const out = join(tmp, 'plan');
-    const r = await runCli([...plan, '--verify', '2', '--server-cmd', 'sim', '--json', '--out', out, '--format', 'json,md', '--save-calibration', calibration], { timeoutMs: 170_000 });
+    const r = await mainInProcess([...plan, '--verify', '2', '--server-cmd', 'sim', '--json', '--out', out, '--format', 'json,md', '--save-calibration', calibration]);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const doc = JSON.parse(r.stdout) as PlanDoc;
@@ -109,7 +118,7 @@ describe('plan --verify (issue 31 item 5)', () => {
       expect(f?.simulatedCapacity).toBeCloseTo(e.predictedCapacity, 4);
       expect(f?.factor).toBeCloseTo((e.measuredCapacity as number) / e.predictedCapacity, 5);
     }
-    const r = await runCli([...plan, '--calibration', calibration, '--json']);
+    const r = await mainInProcess([...plan, '--calibration', calibration, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as PlanDoc;
     for (const e of measured) {
@@ -120,7 +129,7 @@ describe('plan --verify (issue 31 item 5)', () => {
     }
     expect(doc.notes.join('\n')).toMatch(/measured capacity factors .* scale 2 candidates/);
     // predict reads the same file (its constants) and names the measured factor its rows do not apply.
-    const p = await runCli(['predict', '--engine', 'vllm', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', '--rate', '2', '--max-seconds', '2', '--calibration', calibration, '--json']);
+    const p = await mainInProcess(['predict', '--engine', 'vllm', '--model', 'Qwen2-7B-Instruct', '--gpu', 'A100-80GB', '--rate', '2', '--max-seconds', '2', '--calibration', calibration, '--json']);
     expect(p.code, p.stderr).toBe(0);
     const vllm = measured.find((e) => e.candidate.engine === 'vllm') as Entry;
     expect((JSON.parse(p.stdout) as { notes: string[] }).notes.join('\n')).toMatch(
@@ -129,7 +138,7 @@ describe('plan --verify (issue 31 item 5)', () => {
 
   it('a candidate whose server fails to start is reported with its reason and log, and the command exits 1', async () => {
     const out = join(tmp, 'broken');
-    const r = await runCli([...plan, '--verify', '1', '--server-cmd', 'echo loading {model} on {gpus}x {gpu}; exit 3 # port {port}', '--json', '--out', out, '--format', 'json']);
+    const r = await mainInProcess([...plan, '--verify', '1', '--server-cmd', 'echo loading {model} on {gpus}x {gpu}; exit 3 # port {port}', '--json', '--out', out, '--format', 'json']);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(1);
     const [e] = (JSON.parse(r.stdout) as PlanDoc).verifications as Entry[];
@@ -142,14 +151,14 @@ describe('plan --verify (issue 31 item 5)', () => {
   }, 60_000);
 
   it('a capacity factor in a calibration file scales that deployment only, in capacity and at its operating point', async () => {
-    const before = JSON.parse((await runCli([...plan, '--json'])).stdout) as PlanDoc;
+    const before = JSON.parse((await mainInProcess([...plan, '--json'])).stdout) as PlanDoc;
     const vllm = before.candidates.find((c) => c.engine === 'vllm')?.capacityPerReplica as number;
     const file = join(tmp, 'half.json');
     writeFileSync(file, JSON.stringify({
       capacityFactors: [{ engine: 'vllm', model: 'Qwen2-7B-Instruct', gpu: 'A100-80GB', gpus: 1, quant: 'fp16', factor: 0.5, simulatedCapacity: vllm, measuredCapacity: vllm / 2,
-        slo: '99% of requests within ttft:1000,itl:60', workload: 'hand-written', measuredAt: '2026-11-28T00:00:00.000Z' }],
+        slo: '99% of requests within ttft:1000,itl:30', workload: 'hand-written', measuredAt: '2026-11-28T00:00:00.000Z' }],
     }));
-    const r = await runCli([...plan, '--calibration', file, '--json']);
+    const r = await mainInProcess([...plan, '--calibration', file, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const after = JSON.parse(r.stdout) as PlanDoc;
     const v = after.candidates.find((c) => c.engine === 'vllm');
@@ -190,13 +199,13 @@ describe('plan --verify (issue 31 item 5)', () => {
   }, 150_000);
 
   it('usage mistakes are one line and exit 2, before any search runs', async () => {
-    const typo = await runCli([...plan, '--verify', '1', '--server-cmd', 'srv --port {prot}']);
+    const typo = await mainInProcess([...plan, '--verify', '1', '--server-cmd', 'srv --port {prot}']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^error: --server-cmd: unknown placeholder \{prot\}/m);
-    const noCmd = await runCli([...plan, '--verify', '1']);
+    const noCmd = await mainInProcess([...plan, '--verify', '1']);
     expect(noCmd.code).toBe(2);
     expect(noCmd.stderr).toMatch(/^error: --verify needs --server-cmd/m);
-    const noVerify = await runCli([...plan, '--server-cmd', 'sim']);
+    const noVerify = await mainInProcess([...plan, '--server-cmd', 'sim']);
     expect(noVerify.code).toBe(2);
     expect(noVerify.stderr).toMatch(/--server-cmd goes with --verify N/);
   }, 60_000);
