@@ -114,7 +114,7 @@ their latency (first token beyond the row's quickest) found a queue at the serve
 lengthen it. The search then goes down to what the server served at once — the most requests streaming at one
 moment (a request in the server's queue streams nothing), or without token times the completion rate × the time
 not spent waiting (Little's law) — and runs one step there: the cap stays if it kept the best step's rate within
-${percent(f.capMinGain / 2)}, else it goes back up to that step and the row is marked \`~\` (its time to first token and latency
+${percent(f.capMinGain)}, else it goes back up to that step and the row is marked \`~\` (its time to first token and latency
 include the queue). On llama.cpp with 4 slots, 16 in flight were 4 running and 12
 waiting (a first token of 14.6 s): the search goes down to 4. The server then holds no queue, or a short one (it
 stays saturated), and the cool-down after the row takes a few request latencies: no backlog is left for the next

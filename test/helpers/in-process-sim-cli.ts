@@ -1,21 +1,9 @@
 import { once } from 'node:events';
-import { Writable } from 'node:stream';
 import { runCliInProcess } from '../../src/cli/main.js';
 import { startModuleWorker } from '../../src/core/module-worker.js';
 import type { SimClusterOptions } from '../../src/sim/cluster/cluster.js';
 import type { CliResult } from './cli.js';
-
-/** A stream that keeps what is written to it, standing in for stdout/stderr. */
-function textSink(): NodeJS.WriteStream & { text: () => string } {
-  let text = '';
-  const w = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return Object.assign(w, { text: () => text }) as unknown as NodeJS.WriteStream & { text: () => string };
-}
+import { textSink } from './run-in-process.js';
 
 /**
  * `inferbench ARGS` in this process, as helpers/cli.ts's runCli answers it (exit code, stdout, stderr) without a child

@@ -3,7 +3,7 @@ import { parseRunFlags } from '../../src/cli/run-args-parse.js';
 import { runCommand, type RunOutcome } from '../../src/cli/run-command.js';
 
 /** A stream that keeps what is written to it, standing in for stdout/stderr. */
-function textSink(): NodeJS.WriteStream & { text: () => string } {
+export function textSink(): NodeJS.WriteStream & { text: () => string } {
   let text = '';
   const w = new Writable({
     write(chunk: Buffer, _enc, done) {

@@ -61,6 +61,13 @@ describe.skipIf(skipReason !== undefined)('real llama-server, 4 slots: a short d
     const few = notes.find((l) => l.startsWith('too few requests')) ?? '';
     for (const s of stages) {
       if (s.requests.total >= MIN_REQUESTS) continue;
+      // A rate the server could not keep up with at that moment (on a CPU shared with the client, the top rates can
+      // pass what the throughput row measured) is stopped once over-saturated: its * note says so, with the figures.
+      if (s.stoppedEarly !== undefined) {
+        const why = s.stoppedEarly;
+        expect(notes.some((l) => l.includes(s.label) && (l.includes('overloaded (did not keep up') || l.includes(why))), s.label).toBe(true);
+        continue;
+      }
       // Too few: the row says what it held and why (its rate needed longer than a sweep keeps a window open).
       expect(s.fewRequests, s.label).toMatchObject({ held: s.requests.total, min: MIN_REQUESTS });
       expect(few, s.label).toContain(`${s.label} held ${s.requests.total} requests (min ${MIN_REQUESTS})`);

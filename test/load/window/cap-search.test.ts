@@ -67,7 +67,7 @@ describe('InFlightCapSearch', () => {
     s.step(t, 16);
     t = round(s, t, 3200, 2210);
     s.step(t, 64);
-    t = round(s, t, 1500, 20); // 20 in flight: 13.3 req/s, under 20 × (1 − 7.5%)
+    t = round(s, t, 1500, 20); // 20 in flight: 13.3 req/s, under 20 × (1 − 15%)
     expect(s.step(t, 20)).toBe('backed-off');
     expect([s.cap, s.settled]).toEqual([64, true]);
     expect(s.steps.map((x) => x.cap)).toEqual([16, 64, 20]);
