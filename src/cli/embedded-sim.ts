@@ -58,12 +58,15 @@ export async function startDefaultSim(opts: RunOptions, signal?: AbortSignal): P
     kvCacheDtype: resolved.description.kvCacheDtype,
     description: ready.description,
     warnings,
-    close: async () => {
-      const exited = new Promise<void>((r) => worker.once('exit', () => r()));
-      worker.postMessage('close');
-      const timer = setTimeout(() => void worker.terminate(), 2000);
-      await exited;
-      clearTimeout(timer);
-    },
+    close: () => closeSimWorker(worker),
   };
+}
+
+/** Stops a simulator worker (src/cli/sim-worker.ts): it closes its server and exits; terminated if it has not in 2 s. */
+export async function closeSimWorker(worker: Worker): Promise<void> {
+  const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+  worker.postMessage('close');
+  const timer = setTimeout(() => void worker.terminate(), 2000);
+  await exited;
+  clearTimeout(timer);
 }

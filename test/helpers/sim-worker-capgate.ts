@@ -1,3 +1,4 @@
+import { closeSimWorker } from '../../src/cli/embedded-sim.js';
 import { startModuleWorker } from '../../src/core/module-worker.js';
 import type { SimServerOptions } from '../../src/sim/server/index.js';
 
@@ -18,12 +19,6 @@ export async function startSimWorker(options: SimServerOptions): Promise<{ url: 
   worker.removeAllListeners('exit');
   return {
     url: ready.url,
-    close: async () => {
-      const exited = new Promise<void>((r) => worker.once('exit', () => r()));
-      worker.postMessage('close');
-      const timer = setTimeout(() => void worker.terminate(), 2000);
-      await exited;
-      clearTimeout(timer);
-    },
+    close: () => closeSimWorker(worker),
   };
 }
